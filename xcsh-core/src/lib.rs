@@ -1,0 +1,65 @@
+//! Session runtime of the xcsh agent.
+//!
+//! `xcsh-core` owns everything a session needs to run tools for a model
+//! without touching FFI: tool results ([`ToolOutput`], [`ToolResult`]), the
+//! [`Tool`] abstraction and its [`ToolRegistry`], the per-session LIFO
+//! [`PendingActionStore`], the hidden [`ResolveTool`] that applies or
+//! discards pending actions, and the [`Session`] that steers the model toward
+//! `resolve` while anything is pending.
+//!
+//! Tool-pack authors should not depend on this crate: they depend on
+//! `xcsh-plugin-api` only. The loader adapts packs into [`Tool`]s.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use xcsh_core::{PendingAction, Session, ToolCall, ToolOutput};
+//!
+//! let session = Session::new(std::env::temp_dir());
+//! let action = PendingAction::new("Rename 2 files", |_reason| {
+//!     Ok(ToolOutput::text("Renamed 2 files."))
+//! })
+//! .unwrap();
+//! session.store().push(action);
+//! assert!(session.store().has_pending());
+//!
+//! let result = session.execute(&ToolCall::new(
+//!     "call-1",
+//!     "resolve",
+//!     json!({"action": "apply", "reason": "looks right"}),
+//! ));
+//! assert!(!result.is_error);
+//! assert_eq!(result.text(), "Renamed 2 files.");
+//! assert!(!session.store().has_pending());
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod arguments;
+mod cancel;
+mod content;
+mod error;
+mod output;
+mod panic;
+pub mod pending;
+mod registry;
+mod resolve;
+mod session;
+mod tool;
+mod tool_choice;
+
+pub use arguments::{ArgumentError, ArgumentValidator};
+pub use cancel::CancellationToken;
+pub use content::ContentBlock;
+pub use error::ToolError;
+pub use output::{ToolOutput, ToolResult};
+pub use panic::panic_message;
+pub use pending::{
+    DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionStore,
+    PendingActionView, PendingEntry, PushEvent, Subscription,
+};
+pub use registry::{RegisteredTool, RegistryError, ToolRegistry};
+pub use resolve::{RESOLVE_TOOL_NAME, ResolveTool};
+pub use session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
+pub use tool::{ProgressFn, Tool, ToolContext};
+pub use tool_choice::{ProviderCapabilities, ToolChoice};

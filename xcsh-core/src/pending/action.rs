@@ -1,0 +1,183 @@
+//! One pending action: a label, its source, optional details, and the code
+//! that applies or rejects it.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{ToolError, ToolOutput};
+
+/// The source tool name of an action whose producer did not name one.
+pub const DEFAULT_SOURCE_TOOL_NAME: &str = "custom_tool";
+
+/// Applies an action; gets the model's reason (informative only).
+pub type ApplyFn = dyn Fn(&str) -> Result<ToolOutput, ToolError> + Send + Sync;
+
+/// Cleans up after a discard; gets the model's reason. `Ok(None)` keeps the
+/// default discard message.
+pub type RejectFn = dyn Fn(&str) -> Result<Option<ToolOutput>, ToolError> + Send + Sync;
+
+/// Why a pending action could not be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PendingActionError {
+    /// The label is empty (or only white space).
+    #[error("pending action label must not be empty")]
+    EmptyLabel,
+}
+
+/// A preview's deferred work, waiting for `resolve`.
+///
+/// `apply` may run more than once: a failed apply leaves the action pending
+/// and the model may try again.
+pub struct PendingAction {
+    label: String,
+    source_tool_name: String,
+    details: Option<Value>,
+    apply: Box<ApplyFn>,
+    reject: Option<Box<RejectFn>>,
+}
+
+impl PendingAction {
+    /// An action labelled `label` whose apply runs `apply`.
+    ///
+    /// # Errors
+    ///
+    /// [`PendingActionError::EmptyLabel`] if `label` is blank.
+    pub fn new(
+        label: impl Into<String>,
+        apply: impl Fn(&str) -> Result<ToolOutput, ToolError> + Send + Sync + 'static,
+    ) -> Result<Self, PendingActionError> {
+        let label = label.into();
+        if label.trim().is_empty() {
+            return Err(PendingActionError::EmptyLabel);
+        }
+        Ok(Self {
+            label,
+            source_tool_name: DEFAULT_SOURCE_TOOL_NAME.to_owned(),
+            details: None,
+            apply: Box::new(apply),
+            reject: None,
+        })
+    }
+
+    /// Names the tool that produced the preview (default `custom_tool`).
+    pub fn with_source_tool_name(mut self, name: impl Into<String>) -> Self {
+        self.source_tool_name = name.into();
+        self
+    }
+
+    /// Attaches structured details of the preview.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// Runs `reject` when the action is discarded.
+    pub fn with_reject(
+        mut self,
+        reject: impl Fn(&str) -> Result<Option<ToolOutput>, ToolError> + Send + Sync + 'static,
+    ) -> Self {
+        self.reject = Some(Box::new(reject));
+        self
+    }
+
+    /// The label.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The name of the tool that produced it.
+    pub fn source_tool_name(&self) -> &str {
+        &self.source_tool_name
+    }
+
+    /// Structured details of the preview.
+    pub fn details(&self) -> Option<&Value> {
+        self.details.as_ref()
+    }
+
+    /// True if the action has reject code.
+    pub fn has_reject(&self) -> bool {
+        self.reject.is_some()
+    }
+
+    /// Applies the action.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the apply code reports.
+    pub fn apply(&self, reason: &str) -> Result<ToolOutput, ToolError> {
+        (self.apply)(reason)
+    }
+
+    /// Runs the reject code, `None` if there is none.
+    pub fn reject(&self, reason: &str) -> Option<Result<Option<ToolOutput>, ToolError>> {
+        self.reject.as_ref().map(|reject| reject(reason))
+    }
+
+    /// What listeners and front ends see of the action.
+    pub fn view(&self) -> PendingActionView {
+        PendingActionView {
+            label: self.label.clone(),
+            source_tool_name: self.source_tool_name.clone(),
+        }
+    }
+}
+
+impl fmt::Debug for PendingAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingAction")
+            .field("label", &self.label)
+            .field("source_tool_name", &self.source_tool_name)
+            .field("details", &self.details)
+            .field("has_reject", &self.has_reject())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The public face of a pending action: its label and source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingActionView {
+    /// The action's label.
+    pub label: String,
+    /// The tool that produced it.
+    pub source_tool_name: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_label_is_refused() {
+        for label in ["", "   "] {
+            let err = PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap_err();
+            assert_eq!(err, PendingActionError::EmptyLabel);
+            assert_eq!(err.to_string(), "pending action label must not be empty");
+        }
+    }
+
+    #[test]
+    fn source_tool_name_defaults_to_custom_tool() {
+        let action = PendingAction::new("x", |_| Ok(ToolOutput::default())).unwrap();
+        assert_eq!(action.source_tool_name(), "custom_tool");
+        let action = action.with_source_tool_name("ast_edit");
+        assert_eq!(action.source_tool_name(), "ast_edit");
+    }
+
+    #[test]
+    fn reject_is_optional() {
+        let action = PendingAction::new("x", |_| Ok(ToolOutput::default())).unwrap();
+        assert!(!action.has_reject());
+        assert!(action.reject("no").is_none());
+        let action = action.with_reject(|reason| Ok(Some(ToolOutput::text(reason))));
+        assert!(action.has_reject());
+        assert_eq!(
+            action.reject("why").unwrap().unwrap(),
+            Some(ToolOutput::text("why"))
+        );
+    }
+}

@@ -1,0 +1,17 @@
+//! Pending actions: previews waiting for the model's `resolve`.
+//!
+//! A destructive tool first shows a preview and pushes a [`PendingAction`]
+//! onto the session's [`PendingActionStore`]; nothing changes until the
+//! model resolves it. The store is a LIFO stack: several previews resolve
+//! newest first.
+
+mod action;
+mod store;
+mod subscription;
+
+pub use action::{
+    ApplyFn, DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionView,
+    RejectFn,
+};
+pub use store::{PendingActionStore, PendingEntry, PushEvent};
+pub use subscription::Subscription;

@@ -1,0 +1,237 @@
+//! A session: a tool registry, a pending-action store, and the steering that
+//! sends the model to `resolve` while anything is pending.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::panic::catch;
+use crate::{
+    PendingActionStore, ProviderCapabilities, RESOLVE_TOOL_NAME, RegistryError, ResolveTool,
+    Subscription, Tool, ToolChoice, ToolContext, ToolError, ToolRegistry, ToolResult,
+};
+
+/// The hidden message queued for the model on every push.
+pub const PREVIEW_REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+
+/// One tool call from the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The JSON arguments.
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    /// A call of `name` with `arguments`.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }
+    }
+}
+
+/// A message the session queued for the next model request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionMessage {
+    /// The text.
+    pub text: String,
+    /// Hidden messages go to the model but are not shown to the user.
+    pub hidden: bool,
+}
+
+/// One agent session.
+///
+/// Every session has a store and a registered `resolve` tool. Tool calls run
+/// by name with JSON arguments, validated against the tool's schema first;
+/// a failing or panicking tool gives an error result and the session goes on.
+pub struct Session {
+    cwd: PathBuf,
+    store: Arc<PendingActionStore>,
+    registry: RwLock<ToolRegistry>,
+    messages: Arc<Mutex<Vec<SessionMessage>>>,
+    queued_choices: Mutex<VecDeque<ToolChoice>>,
+    _reminders: Subscription,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Session {
+    /// A session working in `cwd` with an empty store and `resolve` registered.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        let store = Arc::new(PendingActionStore::new());
+        let messages = Arc::new(Mutex::new(Vec::new()));
+        let queue = Arc::clone(&messages);
+        let reminders = store.subscribe(move |_| {
+            lock(&queue).push(SessionMessage {
+                text: PREVIEW_REMINDER.to_owned(),
+                hidden: true,
+            });
+        });
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Arc::new(ResolveTool::new(Arc::clone(&store))))
+            .expect("an empty registry accepts resolve");
+        Self {
+            cwd: cwd.into(),
+            store,
+            registry: RwLock::new(registry),
+            messages,
+            queued_choices: Mutex::new(VecDeque::new()),
+            _reminders: reminders,
+        }
+    }
+
+    /// The working directory tools run in.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The session's pending-action store.
+    pub fn store(&self) -> &Arc<PendingActionStore> {
+        &self.store
+    }
+
+    /// Adds a tool.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Conflict`] if a tool of that name exists (it stays),
+    /// or an invalid name or schema.
+    pub fn register_tool(&self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        self.registry
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .register(tool)
+    }
+
+    /// Every registered tool, hidden ones included, in registration order.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.read_registry().iter().cloned().collect()
+    }
+
+    /// The tools offered to the model right now (`resolve` only while
+    /// something is pending).
+    pub fn offered_tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.read_registry()
+            .iter()
+            .filter(|tool| tool.offered())
+            .cloned()
+            .collect()
+    }
+
+    fn read_registry(&self) -> std::sync::RwLockReadGuard<'_, ToolRegistry> {
+        self.registry
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs one tool call in a fresh context.
+    pub fn execute(&self, call: &ToolCall) -> ToolResult {
+        self.execute_with(call, ToolContext::new(call.id.clone(), self.cwd.clone()))
+    }
+
+    /// Runs one tool call in `context` (progress sink, cancellation).
+    ///
+    /// Unknown tools and invalid arguments give an error result without
+    /// running anything; a panicking tool gives
+    /// `Tool {name} panicked: {message}`.
+    pub fn execute_with(&self, call: &ToolCall, context: ToolContext) -> ToolResult {
+        let Some(registered) = self.read_registry().get(&call.name).cloned() else {
+            return ToolError::new(format!("Unknown tool: {}", call.name)).into();
+        };
+        if let Err(error) = registered.validate(&call.arguments) {
+            return error.into();
+        }
+        let tool = registered.tool();
+        let arguments = call.arguments.clone();
+        match catch(|| tool.execute(arguments, &context)) {
+            Ok(result) => result.into(),
+            Err(message) => {
+                tracing::error!(tool = %call.name, %message, "tool panicked");
+                ToolError::new(format!("Tool {} panicked: {message}", call.name)).into()
+            }
+        }
+    }
+
+    /// Runs a batch of sibling calls in order; every call runs, whatever a
+    /// previous one pushed or returned.
+    pub fn execute_batch(&self, calls: &[ToolCall]) -> Vec<ToolResult> {
+        calls.iter().map(|call| self.execute(call)).collect()
+    }
+
+    /// Messages queued for the next model request, removed from the queue.
+    pub fn take_messages(&self) -> Vec<SessionMessage> {
+        std::mem::take(&mut *lock(&self.messages))
+    }
+
+    /// Messages queued for the next model request, left in the queue.
+    pub fn queued_messages(&self) -> Vec<SessionMessage> {
+        lock(&self.messages).clone()
+    }
+
+    /// Queues a tool choice for a later request. It waits while anything
+    /// is pending, and is used by one request.
+    pub fn queue_tool_choice(&self, choice: ToolChoice) {
+        lock(&self.queued_choices).push_back(choice);
+    }
+
+    /// The tool choice the next request would use, without consuming a
+    /// queued override.
+    pub fn tool_choice(&self, provider: ProviderCapabilities) -> ToolChoice {
+        let choice = if self.store.has_pending() {
+            resolve_choice()
+        } else {
+            lock(&self.queued_choices)
+                .front()
+                .cloned()
+                .unwrap_or(ToolChoice::Auto)
+        };
+        provider.adapt(choice)
+    }
+
+    /// The tool choice for the request about to be sent; consumes a queued
+    /// override once nothing is pending.
+    pub fn next_tool_choice(&self, provider: ProviderCapabilities) -> ToolChoice {
+        let choice = if self.store.has_pending() {
+            resolve_choice()
+        } else {
+            lock(&self.queued_choices)
+                .pop_front()
+                .unwrap_or(ToolChoice::Auto)
+        };
+        provider.adapt(choice)
+    }
+}
+
+fn resolve_choice() -> ToolChoice {
+    ToolChoice::Tool {
+        name: RESOLVE_TOOL_NAME.to_owned(),
+    }
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("cwd", &self.cwd)
+            .field("store", &self.store)
+            .field("tools", &self.read_registry().len())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,299 @@
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::{
+    PREVIEW_REMINDER, PendingAction, ProviderCapabilities, Session, SessionMessage, Tool, ToolCall,
+    ToolChoice, ToolContext, ToolError, ToolOutput,
+};
+
+/// A preview tool: pushes a pending action labelled by its argument.
+struct Preview {
+    store: Arc<crate::PendingActionStore>,
+    schema: Value,
+}
+
+impl Preview {
+    fn new(session: &Session) -> Arc<Self> {
+        Arc::new(Self {
+            store: Arc::clone(session.store()),
+            schema: json!({
+                "type": "object",
+                "properties": {"label": {"type": "string"}},
+                "required": ["label"]
+            }),
+        })
+    }
+}
+
+impl Tool for Preview {
+    fn name(&self) -> &str {
+        "preview"
+    }
+    fn label(&self) -> &str {
+        "Preview"
+    }
+    fn description(&self) -> &str {
+        "pushes a pending action"
+    }
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+    fn execute(&self, arguments: Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let label = arguments["label"].as_str().unwrap().to_owned();
+        if label == "panic" {
+            panic!("preview bug");
+        }
+        let action = PendingAction::new(label.clone(), |_| Ok(ToolOutput::default()))
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        self.store.push(action);
+        Ok(ToolOutput::text(format!("preview of {label}")))
+    }
+}
+
+fn preview_call(label: &str) -> ToolCall {
+    ToolCall::new("p", "preview", json!({"label": label}))
+}
+
+fn session_with_preview() -> Session {
+    let session = Session::new(std::env::temp_dir());
+    session.register_tool(Preview::new(&session)).unwrap();
+    session
+}
+
+fn offered(session: &Session) -> Vec<String> {
+    session
+        .offered_tools()
+        .iter()
+        .map(|t| t.name().to_owned())
+        .collect()
+}
+
+fn resolve_choice() -> ToolChoice {
+    ToolChoice::Tool {
+        name: "resolve".into(),
+    }
+}
+
+const NAMED: ProviderCapabilities = ProviderCapabilities {
+    named_tool_choice: true,
+};
+const UNNAMED: ProviderCapabilities = ProviderCapabilities {
+    named_tool_choice: false,
+};
+
+#[test]
+fn resolve_is_registered_but_offered_only_while_pending() {
+    let session = session_with_preview();
+    assert!(session.tools().iter().any(|t| t.name() == "resolve"));
+    assert_eq!(offered(&session), ["preview"]);
+    session.execute(&preview_call("a"));
+    assert_eq!(offered(&session), ["resolve", "preview"]);
+    session.execute(&ToolCall::new(
+        "r",
+        "resolve",
+        json!({"action": "apply", "reason": "ok"}),
+    ));
+    assert_eq!(offered(&session), ["preview"]);
+}
+
+#[test]
+fn tool_choice_is_forced_to_resolve_while_pending() {
+    let session = session_with_preview();
+    assert_eq!(session.tool_choice(NAMED), ToolChoice::Auto);
+    session.execute(&preview_call("a"));
+    assert_eq!(session.tool_choice(NAMED), resolve_choice());
+    assert_eq!(session.next_tool_choice(NAMED), resolve_choice());
+    assert_eq!(session.tool_choice(UNNAMED), ToolChoice::Required);
+    session.store().clear();
+    assert_eq!(session.next_tool_choice(NAMED), ToolChoice::Auto);
+}
+
+#[test]
+fn queued_override_waits_until_the_stack_is_empty() {
+    let session = session_with_preview();
+    session.execute(&preview_call("a"));
+    session.queue_tool_choice(ToolChoice::None);
+    assert_eq!(session.next_tool_choice(NAMED), resolve_choice());
+    assert_eq!(session.next_tool_choice(NAMED), resolve_choice());
+    session.store().clear();
+    assert_eq!(
+        session.tool_choice(NAMED),
+        ToolChoice::None,
+        "peek keeps it"
+    );
+    assert_eq!(session.next_tool_choice(NAMED), ToolChoice::None);
+    assert_eq!(
+        session.next_tool_choice(NAMED),
+        ToolChoice::Auto,
+        "used once"
+    );
+}
+
+#[test]
+fn queued_named_override_degrades_for_providers_that_cannot_force() {
+    let session = session_with_preview();
+    session.queue_tool_choice(ToolChoice::Tool {
+        name: "preview".into(),
+    });
+    assert_eq!(session.next_tool_choice(UNNAMED), ToolChoice::Required);
+}
+
+#[test]
+fn every_push_queues_one_hidden_reminder() {
+    let session = session_with_preview();
+    assert!(session.take_messages().is_empty());
+    session.execute_batch(&[preview_call("a"), preview_call("b")]);
+    let reminder = SessionMessage {
+        text: PREVIEW_REMINDER.into(),
+        hidden: true,
+    };
+    assert_eq!(
+        session.queued_messages(),
+        [reminder.clone(), reminder.clone()]
+    );
+    assert_eq!(session.take_messages().len(), 2);
+    assert!(session.take_messages().is_empty());
+    assert_eq!(
+        PREVIEW_REMINDER,
+        "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>"
+    );
+}
+
+#[test]
+fn sibling_calls_in_a_batch_still_run_after_a_push() {
+    let session = session_with_preview();
+    let results = session.execute_batch(&[
+        preview_call("first"),
+        ToolCall::new("x", "missing", json!({})),
+        preview_call("second"),
+    ]);
+    assert_eq!(results[0].text(), "preview of first");
+    assert!(results[1].is_error);
+    assert_eq!(results[2].text(), "preview of second");
+    assert_eq!(session.store().len(), 2);
+    assert_eq!(session.store().peek().unwrap().action().label(), "second");
+}
+
+#[test]
+fn unknown_tool_is_an_error_result() {
+    let session = session_with_preview();
+    let result = session.execute(&ToolCall::new("x", "nope", json!({})));
+    assert!(result.is_error);
+    assert_eq!(result.text(), "Unknown tool: nope");
+}
+
+#[test]
+fn invalid_arguments_never_reach_the_tool() {
+    let session = session_with_preview();
+    let result = session.execute(&ToolCall::new("x", "preview", json!({"label": 7})));
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "Invalid arguments for preview: /label: 7 is not of type \"string\""
+    );
+    assert!(!session.store().has_pending());
+}
+
+#[test]
+fn a_panicking_tool_gives_an_error_result_and_the_session_goes_on() {
+    let session = session_with_preview();
+    session.execute(&preview_call("kept"));
+    let result = session.execute(&preview_call("panic"));
+    assert!(result.is_error);
+    assert_eq!(result.text(), "Tool preview panicked: preview bug");
+    assert_eq!(session.store().len(), 1);
+    let result = session.execute(&ToolCall::new(
+        "r",
+        "resolve",
+        json!({"action": "apply", "reason": "ok"}),
+    ));
+    assert_eq!(result.text(), "Applied: kept.");
+}
+
+#[test]
+fn duplicate_tool_registration_conflicts() {
+    let session = session_with_preview();
+    let err = session.register_tool(Preview::new(&session)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Tool name \"preview\" conflicts with existing tool"
+    );
+    let err = session
+        .register_tool(Arc::new(crate::ResolveTool::new(Arc::clone(
+            session.store(),
+        ))))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Tool name \"resolve\" conflicts with existing tool"
+    );
+}
+
+#[test]
+fn progress_and_cancellation_reach_the_tool() {
+    struct Watcher(Value);
+    impl Tool for Watcher {
+        fn name(&self) -> &str {
+            "watch"
+        }
+        fn label(&self) -> &str {
+            "Watch"
+        }
+        fn description(&self) -> &str {
+            "reports progress until cancelled"
+        }
+        fn parameters(&self) -> &Value {
+            &self.0
+        }
+        fn execute(&self, _: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+            ctx.report_progress(&ToolOutput::text("half way"));
+            if ctx.is_cancelled() {
+                return Err("cancelled".into());
+            }
+            Ok(ToolOutput::text(ctx.call_id()))
+        }
+    }
+    let session = Session::new(std::env::temp_dir());
+    session
+        .register_tool(Arc::new(Watcher(json!({"type": "object"}))))
+        .unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let token = crate::CancellationToken::new();
+    let context = ToolContext::new("call-7", session.cwd())
+        .with_progress(Arc::new(move |p: &ToolOutput| {
+            sink.lock().unwrap().push(p.clone())
+        }))
+        .with_cancellation(token.clone());
+    let call = ToolCall::new("call-7", "watch", json!({}));
+    assert_eq!(
+        session.execute_with(&call, context.clone()).text(),
+        "call-7"
+    );
+    token.cancel();
+    let result = session.execute_with(&call, context);
+    assert!(result.is_error);
+    assert_eq!(result.text(), "cancelled");
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn tool_choice_serialises_in_provider_shape() {
+    assert_eq!(
+        serde_json::to_value(ToolChoice::Auto).unwrap(),
+        json!({"type": "auto"})
+    );
+    assert_eq!(
+        serde_json::to_value(resolve_choice()).unwrap(),
+        json!({"type": "tool", "name": "resolve"})
+    );
+}
+
+#[test]
+fn session_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Session>();
+    assert_send_sync::<crate::ToolContext>();
+    assert_send_sync::<crate::ToolRegistry>();
+}

@@ -1,0 +1,131 @@
+//! The tool abstraction every session tool implements.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::{CancellationToken, ToolError, ToolOutput};
+
+/// A callback that receives partial results while a tool runs.
+pub type ProgressFn = Arc<dyn Fn(&ToolOutput) + Send + Sync>;
+
+/// A tool the model can call.
+///
+/// Implementations must be cheap to query: the session asks for names,
+/// schemas and visibility on every model request.
+pub trait Tool: Send + Sync {
+    /// The unique name the model calls the tool by.
+    fn name(&self) -> &str;
+
+    /// A short human-readable label.
+    fn label(&self) -> &str;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+
+    /// The JSON schema of the tool's arguments (an object schema).
+    fn parameters(&self) -> &Value;
+
+    /// Hidden tools are not listed for the model unless [`offered`](Self::offered)
+    /// says otherwise.
+    fn hidden(&self) -> bool {
+        false
+    }
+
+    /// Whether the tool is offered to the model right now. Defaults to
+    /// "not hidden"; a hidden tool may offer itself while it is useful.
+    fn offered(&self) -> bool {
+        !self.hidden()
+    }
+
+    /// Runs the tool. Arguments were already validated against
+    /// [`parameters`](Self::parameters).
+    ///
+    /// # Errors
+    ///
+    /// A [`ToolError`] whose message the model sees as an error result.
+    fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+impl fmt::Debug for dyn Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name())
+            .field("label", &self.label())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a running tool call can see of its host: the call id, the working
+/// directory, a progress sink and a cancellation flag.
+#[derive(Clone)]
+pub struct ToolContext {
+    call_id: String,
+    cwd: PathBuf,
+    progress: Option<ProgressFn>,
+    cancellation: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context for call `call_id` running in `cwd`.
+    pub fn new(call_id: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            cwd: cwd.into(),
+            progress: None,
+            cancellation: CancellationToken::new(),
+        }
+    }
+
+    /// Forwards partial results to `progress` as they come.
+    pub fn with_progress(mut self, progress: ProgressFn) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Uses `token` as the call's cancellation flag.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// The id of the tool call.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Sends a partial result to whoever watches the call (no-op if nobody does).
+    pub fn report_progress(&self, partial: &ToolOutput) {
+        if let Some(progress) = &self.progress {
+            progress(partial);
+        }
+    }
+
+    /// The call's cancellation flag.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// True once the host aborted the call.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("cwd", &self.cwd)
+            .field("progress", &self.progress.is_some())
+            .field("cancellation", &self.cancellation)
+            .finish()
+    }
+}
