@@ -1,0 +1,100 @@
+use super::*;
+
+fn planned(path: &Path, original: &str, new_content: &str) -> PlannedWrite {
+    PlannedWrite {
+        path: path.to_path_buf(),
+        display: path.file_name().unwrap().to_string_lossy().into_owned(),
+        replacements: 2,
+        original: ContentHash::of(original.as_bytes()),
+        new_content: new_content.to_owned(),
+    }
+}
+
+#[test]
+fn writes_files_and_leaves_no_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.rs");
+    fs::write(&a, "old").unwrap();
+    let out = apply(&[planned(&a, "old", "new")]).unwrap();
+    assert_eq!(fs::read_to_string(&a).unwrap(), "new");
+    assert_eq!(
+        out.content,
+        ToolOutput::text("Applied 2 replacements in 1 file.").content
+    );
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn keeps_the_file_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("run.py");
+    fs::write(&script, "old").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o751)).unwrap();
+    apply(&[planned(&script, "old", "new")]).unwrap();
+    let mode = fs::metadata(&script).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o751);
+}
+
+#[test]
+fn stale_files_are_listed_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.rs"), dir.path().join("b.rs"));
+    fs::write(&a, "old").unwrap();
+    fs::write(&b, "user edit").unwrap();
+    let out = apply(&[planned(&a, "old", "new"), planned(&b, "old", "new")]).unwrap();
+    assert_eq!(
+        out.content,
+        ToolOutput::text(
+            "Applied 2 replacements in 1 file.\nNot written, changed since the preview (stale): b.rs"
+        )
+        .content
+    );
+    assert_eq!(out.details.unwrap()["stale"], json!(["b.rs"]));
+    assert_eq!(fs::read_to_string(&b).unwrap(), "user edit");
+}
+
+#[test]
+fn all_stale_is_an_error_that_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.rs");
+    fs::write(&a, "user edit").unwrap();
+    let gone = dir.path().join("gone.rs");
+    let err = apply(&[planned(&a, "old", "new"), planned(&gone, "old", "new")]).unwrap_err();
+    assert_eq!(
+        err.message(),
+        "every file changed since the preview, nothing was written (stale: a.rs, gone.rs). \
+         Discard this action and run ast_edit again for a fresh preview."
+    );
+    assert_eq!(fs::read_to_string(&a).unwrap(), "user edit");
+    assert!(!gone.exists());
+}
+
+#[test]
+fn applying_again_after_a_failure_finishes_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.rs");
+    fs::write(&a, "old").unwrap();
+    // A directory where a file was previewed: reading it fails.
+    let b = dir.path().join("b.rs");
+    fs::create_dir(&b).unwrap();
+    let writes = [planned(&a, "old", "new"), planned(&b, "old", "new")];
+
+    let err = apply(&writes).unwrap_err();
+    assert!(
+        err.message().starts_with("could not write b.rs: ")
+            && err
+                .message()
+                .ends_with(" (1 other file written; applying again finishes the rest)"),
+        "{}",
+        err.message()
+    );
+    assert_eq!(fs::read_to_string(&a).unwrap(), "new");
+
+    fs::remove_dir(&b).unwrap();
+    fs::write(&b, "old").unwrap();
+    let out = apply(&writes).unwrap();
+    assert_eq!(out.details.unwrap()["appliedFiles"], 2);
+    assert_eq!(fs::read_to_string(&b).unwrap(), "new");
+}

@@ -1,0 +1,68 @@
+//! Why an `ast_edit` preview could not be made.
+
+use std::path::PathBuf;
+
+/// A failure of the `ast_edit` preview: bad arguments, a pattern that does
+/// not parse, or a path that cannot be searched.
+///
+/// Each message is one line; the tool shows it to the model as is.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AstEditError {
+    /// The arguments do not deserialize into [`AstEditParams`](crate::AstEditParams).
+    #[error("invalid arguments for ast_edit: {0}")]
+    Arguments(#[source] serde_json::Error),
+    /// The `language` argument names no supported language.
+    #[error("unknown language {name:?}: expected one of {expected}")]
+    UnknownLanguage {
+        /// The refused name.
+        name: String,
+        /// The accepted names, comma-separated.
+        expected: String,
+    },
+    /// The pattern is not a single valid syntax node of the language.
+    #[error("invalid pattern {pattern:?} for {language}: {reason}")]
+    InvalidPattern {
+        /// The pattern as given.
+        pattern: String,
+        /// The language it was parsed as.
+        language: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A glob filter does not compile.
+    #[error("invalid glob {glob:?}")]
+    InvalidGlob {
+        /// The glob as given.
+        glob: String,
+        /// Why it does not compile.
+        #[source]
+        source: globset::Error,
+    },
+    /// The path to search does not exist or cannot be read.
+    #[error("cannot read path {}", path.display())]
+    Path {
+        /// The path, resolved against the working directory.
+        path: PathBuf,
+        /// The I/O failure.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The host cancelled the call.
+    #[error("ast_edit was cancelled")]
+    Cancelled,
+}
+
+impl From<AstEditError> for xcsh_core::ToolError {
+    /// The message and its causes on one line, joined by `: `.
+    fn from(error: AstEditError) -> Self {
+        let mut message = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            message.push_str(": ");
+            message.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        Self::new(message)
+    }
+}

@@ -1,0 +1,179 @@
+//! Planning an edit: which files change, and how, without writing anything.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::apply::{ContentHash, PlannedWrite};
+use crate::filter::GlobFilter;
+use crate::rewrite::{Replacement, Rewriter};
+use crate::source::read_source;
+use crate::walk::walk;
+use crate::{AstEditError, AstEditParams, Language};
+
+/// One file the edit changes.
+#[derive(Debug)]
+pub(crate) struct FileChange {
+    /// What apply will write.
+    pub write: PlannedWrite,
+    /// The text the preview read, for the diff.
+    pub original: String,
+    /// The replacements, in source order.
+    pub replacements: Vec<Replacement>,
+}
+
+/// A file that was not searched, and why.
+#[derive(Debug)]
+pub(crate) struct Skipped {
+    /// How messages name it.
+    pub display: String,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+/// A file whose syntax tree has errors: reported, never edited.
+#[derive(Debug)]
+pub(crate) struct ParseFailure {
+    /// How messages name it.
+    pub display: String,
+    /// 1-based line of the first error.
+    pub line: usize,
+}
+
+/// The outcome of a preview.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The language searched.
+    pub language: Language,
+    /// The files that change, in walk order.
+    pub changes: Vec<FileChange>,
+    /// Files that do not parse.
+    pub parse_errors: Vec<ParseFailure>,
+    /// Files that were not searched.
+    pub skipped: Vec<Skipped>,
+    /// How many files were parsed and searched.
+    pub files_searched: usize,
+    /// True when `max_replacements` or `max_files` stopped the search early.
+    pub limit_reached: bool,
+}
+
+impl Plan {
+    /// Replacements over all files.
+    pub fn total_replacements(&self) -> usize {
+        self.changes.iter().map(|c| c.replacements.len()).sum()
+    }
+
+    /// What the pending action keeps.
+    pub fn into_writes(self) -> Vec<PlannedWrite> {
+        self.changes.into_iter().map(|c| c.write).collect()
+    }
+}
+
+/// Runs `params` against the files under the working directory `cwd`,
+/// changing nothing on disk.
+///
+/// # Errors
+///
+/// Unknown language, invalid pattern or glob, a path that cannot be read,
+/// or [`AstEditError::Cancelled`] once `cancelled()` turns true.
+pub(crate) fn plan(
+    params: &AstEditParams,
+    cwd: &Path,
+    cancelled: impl Fn() -> bool,
+) -> Result<Plan, AstEditError> {
+    let language = Language::parse(&params.language)?;
+    let rewriter = Rewriter::new(&params.pattern, &params.rewrite, language)?;
+    let filter = GlobFilter::new(&params.globs)?;
+    let root = cwd.join(params.path.as_deref().unwrap_or("."));
+    let metadata = fs::metadata(&root).map_err(|source| AstEditError::Path {
+        path: root.clone(),
+        source,
+    })?;
+    let walk = walk(&root, metadata.is_dir(), language, &filter);
+    let display = |path: &Path| display_path(path, cwd);
+
+    let mut plan = Plan {
+        language,
+        changes: Vec::new(),
+        parse_errors: Vec::new(),
+        skipped: walk
+            .errors
+            .iter()
+            .map(|(path, reason)| Skipped {
+                display: display(path),
+                reason: reason.clone(),
+            })
+            .collect(),
+        files_searched: 0,
+        limit_reached: false,
+    };
+    let max_files = params.max_files.map_or(usize::MAX, |n| n as usize);
+    let max_replacements = params.max_replacements.map_or(usize::MAX, |n| n as usize);
+    let mut total = 0;
+    for path in &walk.files {
+        if cancelled() {
+            return Err(AstEditError::Cancelled);
+        }
+        if plan.changes.len() >= max_files || total >= max_replacements {
+            // Files are left unsearched.
+            plan.limit_reached = true;
+            break;
+        }
+        let source = match read_source(path) {
+            Ok(source) => source,
+            Err(reason) => {
+                plan.skipped.push(Skipped {
+                    display: display(path),
+                    reason: reason.to_string(),
+                });
+                continue;
+            }
+        };
+        plan.files_searched += 1;
+        let rewritten = match rewriter.rewrite(&source, Some(max_replacements - total)) {
+            Ok(rewritten) => rewritten,
+            Err(error) => {
+                plan.parse_errors.push(ParseFailure {
+                    display: display(path),
+                    line: error.line,
+                });
+                continue;
+            }
+        };
+        plan.limit_reached |= rewritten.truncated;
+        if rewritten.replacements.is_empty() {
+            continue;
+        }
+        let write_path = match fs::canonicalize(path) {
+            Ok(resolved) => resolved,
+            Err(error) => {
+                plan.skipped.push(Skipped {
+                    display: display(path),
+                    reason: format!("cannot resolve path: {error}"),
+                });
+                continue;
+            }
+        };
+        total += rewritten.replacements.len();
+        plan.changes.push(FileChange {
+            write: PlannedWrite {
+                path: write_path,
+                display: display(path),
+                replacements: rewritten.replacements.len(),
+                original: ContentHash::of(source.as_bytes()),
+                new_content: rewritten.text,
+            },
+            original: source,
+            replacements: rewritten.replacements,
+        });
+    }
+    Ok(plan)
+}
+
+/// `path` relative to `cwd` when it lies under it, else as it is.
+fn display_path(path: &Path, cwd: &Path) -> String {
+    let shown: PathBuf = match path.strip_prefix(cwd) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
+        _ => path.to_path_buf(),
+    };
+    shown.display().to_string()
+}
