@@ -1,9 +1,11 @@
 //! One structural rewrite, compiled once and run over source texts.
 
+use std::borrow::Cow;
+
 use ast_grep_core::matcher::PatternError;
 use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_core::{AstGrep, Pattern};
-use ast_grep_language::SupportLang;
+use ast_grep_core::{AstGrep, Language as _, Pattern};
+use ast_grep_language::{LanguageExt, SupportLang};
 
 use crate::{AstEditError, Language};
 
@@ -60,21 +62,42 @@ impl Rewriter {
             language: language.display_name(),
             reason,
         };
-        let compiled = Pattern::try_new(pattern, language.grammar()).map_err(|e| {
-            invalid(match e {
-                PatternError::NoContent(_) => "it is empty".to_owned(),
-                PatternError::MultipleNode(_) => {
-                    "it must be a single syntax node, not several".to_owned()
-                }
-                PatternError::RootMultiMetaVar(_) => {
-                    "a `$$$` metavariable cannot be the whole pattern".to_owned()
-                }
-                other => other.to_string(),
-            })
-        })?;
-        if compiled.has_error() {
-            return Err(invalid(format!("it is not valid {language} syntax")));
-        }
+        let grammar = language.grammar();
+        let not_valid = || invalid(format!("it is not valid {language} syntax"));
+        let compiled = match Pattern::try_new(pattern, grammar) {
+            Ok(compiled) if compiled.has_error() => return Err(not_valid()),
+            Ok(compiled) => compiled,
+            // Error recovery can split broken code into several nodes:
+            // name the syntax error, not its side effect.
+            Err(_) if has_syntax_error(pattern, grammar) => return Err(not_valid()),
+            Err(error) => {
+                return Err(invalid(match error {
+                    PatternError::NoContent(_) => "it is empty".to_owned(),
+                    PatternError::MultipleNode(_) => {
+                        "it must be a single syntax node, not several".to_owned()
+                    }
+                    PatternError::RootMultiMetaVar(_) => {
+                        "a `$$$` metavariable cannot be the whole pattern".to_owned()
+                    }
+                    other => other.to_string(),
+                }));
+            }
+        };
+        let compiled = if language == Language::Go
+            && root_kind(&compiled, grammar).as_deref() == Some("type_conversion_expression")
+        {
+            // Out of context Go parses `fmt.Println($A)` as a type
+            // conversion, which never matches the calls in function bodies.
+            // Parse it as a statement in a function, as ast-grep advises.
+            Pattern::contextual(
+                &format!("func t() {{ {pattern} }}"),
+                "call_expression",
+                grammar,
+            )
+            .map_err(|e| invalid(e.to_string()))?
+        } else {
+            compiled
+        };
         Ok(Self {
             language,
             pattern: compiled,
@@ -146,6 +169,24 @@ impl Rewriter {
     }
 }
 
+/// True if `pattern`, parsed as a whole, has syntax errors.
+fn has_syntax_error(pattern: &str, grammar: SupportLang) -> bool {
+    let source = grammar.pre_process_pattern(pattern);
+    AstGrep::try_new(&source, grammar).map_or(true, |grep: AstGrep<StrDoc<SupportLang>>| {
+        grep.root().get_inner_node().has_error()
+    })
+}
+
+/// The node kind a pattern matches, e.g. `call_expression`.
+fn root_kind(pattern: &Pattern, grammar: SupportLang) -> Option<String> {
+    let ts = grammar.get_ts_language();
+    let dump = pattern.dump(&|id| {
+        ts.node_kind_for_id(id)
+            .map(|kind| Cow::Owned(kind.to_owned()))
+    })?;
+    dump.kind.map(Cow::into_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +233,22 @@ mod tests {
         assert_eq!(out.text, "log(1)\nlog(2)\nprint(3)\n");
         assert_eq!(out.replacements.len(), 2);
         assert!(out.truncated);
+    }
+
+    #[test]
+    fn go_calls_match_although_the_pattern_alone_looks_like_a_conversion() {
+        let source = "package main\n\nfunc main() {\n\tfmt.Println(\"a\", 1)\n\tx := int(2)\n}\n";
+        let out = rewriter("fmt.Println($$$A)", "log.Println($$$A)", Language::Go)
+            .rewrite(source, None)
+            .unwrap();
+        assert_eq!(
+            out.text,
+            "package main\n\nfunc main() {\n\tlog.Println(\"a\", 1)\n\tx := int(2)\n}\n"
+        );
+        let out = rewriter("int($A)", "int64($A)", Language::Go)
+            .rewrite(source, None)
+            .unwrap();
+        assert_eq!(out.replacements.len(), 1);
     }
 
     #[test]

@@ -1,0 +1,7 @@
+//! `ast_edit` driven through a real session over real source trees in
+//! temporary directories: preview, then `resolve` apply or discard.
+
+mod flow;
+mod languages;
+mod limits;
+mod support;
