@@ -83,7 +83,10 @@ pub(crate) fn plan(
     let language = Language::parse(&params.language)?;
     let rewriter = Rewriter::new(&params.pattern, &params.rewrite, language)?;
     let filter = GlobFilter::new(&params.globs)?;
-    let root = cwd.join(params.path.as_deref().unwrap_or("."));
+    let root = params
+        .path
+        .as_deref()
+        .map_or_else(|| cwd.to_path_buf(), |path| cwd.join(path));
     let metadata = fs::metadata(&root).map_err(|source| AstEditError::Path {
         path: root.clone(),
         source,
