@@ -31,13 +31,13 @@ pub enum AstEditError {
         reason: String,
     },
     /// A glob filter does not compile.
-    #[error("invalid glob {glob:?}")]
+    #[error("invalid glob {glob:?}: {reason}")]
     InvalidGlob {
         /// The glob as given.
         glob: String,
-        /// Why it does not compile.
-        #[source]
-        source: globset::Error,
+        /// Why it does not compile (globset's reason, without the glob
+        /// that its own message repeats).
+        reason: String,
     },
     /// The path to search does not exist or cannot be read.
     #[error("cannot read path {}", path.display())]

@@ -32,16 +32,16 @@ impl GlobFilter {
                     (&mut include, glob.as_str())
                 }
             };
-            let compiled = Glob::new(text).map_err(|source| AstEditError::InvalidGlob {
+            let compiled = Glob::new(text).map_err(|error| AstEditError::InvalidGlob {
                 glob: glob.clone(),
-                source,
+                reason: error.kind().to_string(),
             })?;
             builder.add(compiled);
         }
         let build = |builder: GlobSetBuilder| {
-            builder.build().map_err(|source| AstEditError::InvalidGlob {
-                glob: globs.join(" "),
-                source,
+            builder.build().map_err(|error| AstEditError::InvalidGlob {
+                glob: error.glob().unwrap_or_default().to_owned(),
+                reason: error.kind().to_string(),
             })
         };
         Ok(Self {
@@ -92,6 +92,9 @@ mod tests {
     #[test]
     fn invalid_glob_is_named() {
         let err = GlobFilter::new(&["src/[".to_owned()]).unwrap_err();
-        assert_eq!(err.to_string(), "invalid glob \"src/[\"");
+        assert_eq!(
+            err.to_string(),
+            "invalid glob \"src/[\": unclosed character class; missing ']'"
+        );
     }
 }

@@ -132,7 +132,7 @@ pub(crate) fn plan(
             }
         };
         plan.files_searched += 1;
-        let rewritten = match rewriter.rewrite(&source, Some(max_replacements - total)) {
+        let rewritten = match rewriter.rewrite(&source, max_replacements - total) {
             Ok(rewritten) => rewritten,
             Err(error) => {
                 plan.parse_errors.push(ParseFailure {

@@ -105,13 +105,13 @@ impl Rewriter {
         })
     }
 
-    /// Rewrites `source`, at most `limit` replacements (all if `None`).
+    /// Rewrites `source`, making at most `limit` replacements.
     ///
     /// # Errors
     ///
     /// [`SyntaxError`] if `source` does not parse cleanly: a file the
     /// grammar cannot read is reported, never edited.
-    pub fn rewrite(&self, source: &str, limit: Option<usize>) -> Result<Rewritten, SyntaxError> {
+    pub fn rewrite(&self, source: &str, limit: usize) -> Result<Rewritten, SyntaxError> {
         let grep: AstGrep<StrDoc<SupportLang>> = AstGrep::try_new(source, self.language.grammar())
             .map_err(|_| SyntaxError { line: 1 })?;
         let root = grep.root();
@@ -124,7 +124,6 @@ impl Rewriter {
         }
         let mut edits = root.replace_all(&self.pattern, self.template.as_str());
         edits.sort_by_key(|edit| edit.position);
-        let limit = limit.unwrap_or(usize::MAX);
         let truncated = edits.len() > limit;
         edits.truncate(limit);
 
@@ -199,7 +198,7 @@ mod tests {
     fn rewrites_every_match_with_lines_and_columns() {
         let source = "fn main() {\n    foo(1);\n    let x = foo(bar(2));\n}\n";
         let out = rewriter("foo($A)", "baz($A)", Language::Rust)
-            .rewrite(source, None)
+            .rewrite(source, usize::MAX)
             .unwrap();
         assert_eq!(
             out.text,
@@ -219,7 +218,7 @@ mod tests {
     fn lines_after_a_multi_line_match_stay_right() {
         let source = "foo(\n  1,\n)\nfoo(2)\n";
         let out = rewriter("foo($A)", "bar($A)", Language::JavaScript)
-            .rewrite(source, None)
+            .rewrite(source, usize::MAX)
             .unwrap();
         let lines: Vec<usize> = out.replacements.iter().map(|r| r.line).collect();
         assert_eq!(lines, [1, 4]);
@@ -228,7 +227,7 @@ mod tests {
     #[test]
     fn limit_keeps_the_first_matches() {
         let out = rewriter("print($A)", "log($A)", Language::Python)
-            .rewrite("print(1)\nprint(2)\nprint(3)\n", Some(2))
+            .rewrite("print(1)\nprint(2)\nprint(3)\n", 2)
             .unwrap();
         assert_eq!(out.text, "log(1)\nlog(2)\nprint(3)\n");
         assert_eq!(out.replacements.len(), 2);
@@ -239,14 +238,14 @@ mod tests {
     fn go_calls_match_although_the_pattern_alone_looks_like_a_conversion() {
         let source = "package main\n\nfunc main() {\n\tfmt.Println(\"a\", 1)\n\tx := int(2)\n}\n";
         let out = rewriter("fmt.Println($$$A)", "log.Println($$$A)", Language::Go)
-            .rewrite(source, None)
+            .rewrite(source, usize::MAX)
             .unwrap();
         assert_eq!(
             out.text,
             "package main\n\nfunc main() {\n\tlog.Println(\"a\", 1)\n\tx := int(2)\n}\n"
         );
         let out = rewriter("int($A)", "int64($A)", Language::Go)
-            .rewrite(source, None)
+            .rewrite(source, usize::MAX)
             .unwrap();
         assert_eq!(out.replacements.len(), 1);
     }
@@ -255,7 +254,7 @@ mod tests {
     fn no_match_leaves_text_as_is() {
         let source = "package main\n\nfunc main() {}\n";
         let out = rewriter("fmt.Println($A)", "log.Println($A)", Language::Go)
-            .rewrite(source, None)
+            .rewrite(source, usize::MAX)
             .unwrap();
         assert!(out.replacements.is_empty());
         assert_eq!(out.text, source);
@@ -264,7 +263,7 @@ mod tests {
     #[test]
     fn source_with_syntax_errors_is_refused_with_its_line() {
         let err = rewriter("foo($A)", "bar($A)", Language::Rust)
-            .rewrite("fn ok() {}\nfn broken( {\n", None)
+            .rewrite("fn ok() {}\nfn broken( {\n", usize::MAX)
             .unwrap_err();
         assert_eq!(err, SyntaxError { line: 2 });
     }

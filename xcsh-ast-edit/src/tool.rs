@@ -83,3 +83,18 @@ impl Tool for AstEditTool {
         Ok(ToolOutput::text(text).with_details(details))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AstEditError, Language};
+
+    #[test]
+    fn public_types_are_send_and_sync() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<AstEditTool>();
+        send_sync::<AstEditParams>();
+        send_sync::<AstEditError>();
+        send_sync::<Language>();
+    }
+}
