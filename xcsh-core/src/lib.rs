@@ -58,7 +58,7 @@ pub use pending::{
     DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionStore,
     PendingActionView, PendingEntry, PushEvent, Subscription,
 };
-pub use registry::{RegisteredTool, RegistryError, ToolRegistry};
+pub use registry::{RegisteredTool, RegistryError, ToolRegistry, is_valid_tool_name};
 pub use resolve::{RESOLVE_TOOL_NAME, ResolveTool};
 pub use session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
 pub use tool::{ProgressFn, Tool, ToolContext};

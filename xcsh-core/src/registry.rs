@@ -66,8 +66,8 @@ pub struct ToolRegistry {
     by_name: HashMap<String, usize>,
 }
 
-/// True for names of 1–64 characters of `A-Z a-z 0-9 _ -`.
-pub(crate) fn is_valid_tool_name(name: &str) -> bool {
+/// True for tool names of 1–64 characters of `A-Z a-z 0-9 _ -`.
+pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
             .bytes()

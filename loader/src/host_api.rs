@@ -1,0 +1,117 @@
+//! The host side of `CustomToolApi`: what a pack's factory and tools get.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+
+use abi_stable::sabi_trait::TD_Opaque;
+use abi_stable::std_types::{RArc, RResult, RStr, RString};
+use xcsh_core::{PendingActionStore, Session};
+use xcsh_plugin_api::abi::v1::{
+    CustomToolApi, CustomToolApi_TO, CustomToolApiHandle, CustomToolPendingActionBox, FfiError,
+    FfiLogLevel,
+};
+
+use crate::pack_action;
+
+/// The exact error a pack gets when it pushes in a runtime without a store.
+pub const STORE_UNAVAILABLE: &str =
+    "Pending action store unavailable for custom tools in this runtime.";
+
+/// What a pack's tools are bound to: one session's store (or none) and a
+/// working directory.
+#[derive(Clone)]
+pub struct HostBinding {
+    store: Option<Weak<PendingActionStore>>,
+    cwd: PathBuf,
+}
+
+impl HostBinding {
+    /// Bound to `session`'s store and working directory. The binding does not
+    /// keep the session alive: pushes after it ends get [`STORE_UNAVAILABLE`].
+    pub fn for_session(session: &Session) -> Self {
+        Self {
+            store: Some(Arc::downgrade(session.store())),
+            cwd: session.cwd().to_path_buf(),
+        }
+    }
+
+    /// A runtime with no store (e.g. listing tools): every push fails with
+    /// [`STORE_UNAVAILABLE`].
+    pub fn without_store(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            store: None,
+            cwd: cwd.into(),
+        }
+    }
+
+    /// The working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// A host API for the pack called `pack`.
+    pub(crate) fn api(&self, pack: &str) -> CustomToolApiHandle {
+        let api = HostApi {
+            binding: self.clone(),
+            pack: pack.into(),
+        };
+        CustomToolApi_TO::from_ptr(RArc::new(api), TD_Opaque)
+    }
+}
+
+impl fmt::Debug for HostBinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostBinding")
+            .field("has_store", &self.store.is_some())
+            .field("cwd", &self.cwd)
+            .finish()
+    }
+}
+
+#[derive(Clone)]
+struct HostApi {
+    binding: HostBinding,
+    pack: Arc<str>,
+}
+
+impl HostApi {
+    fn push(&self, action: CustomToolPendingActionBox) -> Result<(), String> {
+        let store = self
+            .binding
+            .store
+            .as_ref()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| STORE_UNAVAILABLE.to_owned())?;
+        let action = pack_action::adapt(action, &self.pack)?;
+        store.push(action);
+        Ok(())
+    }
+}
+
+// Called by pack code through `extern "C"` shims: a panic here would abort,
+// so each entry point catches its own.
+impl CustomToolApi for HostApi {
+    fn push_pending_action(&self, action: CustomToolPendingActionBox) -> RResult<(), FfiError> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.push(action))) {
+            Ok(Ok(())) => RResult::ROk(()),
+            Ok(Err(message)) => RResult::RErr(FfiError::error(message)),
+            Err(_) => RResult::RErr(FfiError::panic("host failed to push the action")),
+        }
+    }
+
+    fn cwd(&self) -> RString {
+        self.binding.cwd.to_string_lossy().as_ref().into()
+    }
+
+    fn log(&self, level: FfiLogLevel, message: RStr<'_>) {
+        let (pack, message) = (&*self.pack, message.as_str());
+        match level {
+            FfiLogLevel::Trace => tracing::trace!(target: "xcsh::pack", pack, "{message}"),
+            FfiLogLevel::Debug => tracing::debug!(target: "xcsh::pack", pack, "{message}"),
+            FfiLogLevel::Info => tracing::info!(target: "xcsh::pack", pack, "{message}"),
+            FfiLogLevel::Warn => tracing::warn!(target: "xcsh::pack", pack, "{message}"),
+            FfiLogLevel::Error => tracing::error!(target: "xcsh::pack", pack, "{message}"),
+        }
+    }
+}

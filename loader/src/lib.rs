@@ -1,0 +1,42 @@
+//! Loads xcsh native tool packs into sessions.
+//!
+//! The loader finds pack libraries ([`discover`]), opens each once and never
+//! unloads it ([`PackLibrary::open`]), checks it (abi_stable header, declared
+//! ABI version, type layouts), calls its factory with a host API bound to one
+//! session's pending-action store ([`HostBinding`]), and adapts the pack's
+//! tools into ordinary [`xcsh_core::Tool`]s. One bad library never stops the
+//! others: [`load_packs`] collects every failure into a [`LoadReport`].
+//!
+//! ```no_run
+//! use xcsh_core::Session;
+//! use xcsh_loader::{discover, load_packs};
+//!
+//! let session = Session::new(".");
+//! let paths = discover::pack_files_in("target/debug".as_ref()).unwrap();
+//! let report = load_packs(&session, &paths);
+//! for line in report.problems() {
+//!     eprintln!("{line}");
+//! }
+//! ```
+//!
+//! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod convert;
+pub mod discover;
+mod error;
+mod execute_context;
+mod host_api;
+mod library;
+mod load;
+mod pack_action;
+mod pack_tool;
+mod report;
+
+pub use error::LoadError;
+pub use host_api::{HostBinding, STORE_UNAVAILABLE};
+pub use library::PackLibrary;
+pub use load::{load_packs, load_packs_with};
+pub use pack_tool::PackTool;
+pub use report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};

@@ -1,0 +1,64 @@
+//! A pack's pending action as an `xcsh-core` pending action.
+
+use std::sync::Arc;
+
+use abi_stable::std_types::RStr;
+use xcsh_core::{PendingAction, ToolError};
+use xcsh_plugin_api::abi::v1::CustomToolPendingActionBox;
+
+use crate::convert;
+
+/// Reads the action's label, source and details once, and wraps its apply
+/// and reject. The library stays loaded for the life of the process, so the
+/// vtable behind the action stays valid however long it waits.
+///
+/// # Errors
+///
+/// An empty label or invalid details JSON, as a one-line message.
+pub(crate) fn adapt(
+    action: CustomToolPendingActionBox,
+    pack: &str,
+) -> Result<PendingAction, String> {
+    let label = action.label().into_string();
+    let source = action.source_tool_name().into_option();
+    let details = match action.details_json().into_option() {
+        Some(json) => Some(
+            serde_json::from_str(&json)
+                .map_err(|e| format!("invalid pending action details JSON: {e}"))?,
+        ),
+        None => None,
+    };
+    let has_reject = action.has_reject();
+    let action = Arc::new(action);
+    let pack: Arc<str> = pack.into();
+
+    let (applier, apply_pack) = (Arc::clone(&action), Arc::clone(&pack));
+    let mut adapted = PendingAction::new(label, move |reason| {
+        let output = applier
+            .apply(RStr::from_str(reason))
+            .into_result()
+            .map_err(|e| {
+                ToolError::new(convert::error_message(e, || format!("pack {apply_pack}")))
+            })?;
+        convert::output(output)
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(source) = source {
+        adapted = adapted.with_source_tool_name(source.into_string());
+    }
+    if let Some(details) = details {
+        adapted = adapted.with_details(details);
+    }
+    if has_reject {
+        adapted = adapted.with_reject(move |reason| {
+            let output = action
+                .reject(RStr::from_str(reason))
+                .into_result()
+                .map_err(|e| {
+                    ToolError::new(convert::error_message(e, || format!("pack {pack}")))
+                })?;
+            output.into_option().map(convert::output).transpose()
+        });
+    }
+    Ok(adapted)
+}

@@ -1,0 +1,143 @@
+//! A pack's tool as an `xcsh-core` tool.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use abi_stable::sabi_trait::TD_Opaque;
+use abi_stable::sabi_types::RRef;
+use abi_stable::std_types::{RResult, RStr, RString};
+use serde_json::Value;
+use xcsh_core::{Tool, ToolContext, ToolError, ToolOutput, is_valid_tool_name};
+use xcsh_plugin_api::abi::v1::{CustomToolBox, ExecuteContext_TO, FfiError};
+
+use crate::LoadError;
+use crate::convert;
+use crate::execute_context::HostCall;
+
+/// A tool from a pack, adapted to [`xcsh_core::Tool`]. Its name, label,
+/// description and schema are read once, at load.
+pub struct PackTool {
+    name: String,
+    label: String,
+    description: String,
+    parameters: Value,
+    pack: Arc<str>,
+    path: Arc<Path>,
+    tool: CustomToolBox,
+}
+
+/// Reads one accessor, naming it in the error.
+fn read(
+    index: usize,
+    accessor: &str,
+    result: RResult<RString, FfiError>,
+) -> Result<String, LoadError> {
+    result
+        .into_result()
+        .map(RString::into_string)
+        .map_err(|e| LoadError::InvalidTool {
+            index,
+            reason: match e.kind {
+                xcsh_plugin_api::abi::v1::FfiErrorKind::Panic => {
+                    format!("{accessor}() panicked: {}", e.message)
+                }
+                xcsh_plugin_api::abi::v1::FfiErrorKind::Error => {
+                    format!("{accessor}() failed: {}", e.message)
+                }
+            },
+        })
+}
+
+impl PackTool {
+    /// Reads and checks the `index`-th (from 1) tool of the pack `pack` at
+    /// `path`.
+    pub(crate) fn new(
+        tool: CustomToolBox,
+        index: usize,
+        pack: Arc<str>,
+        path: Arc<Path>,
+    ) -> Result<Self, LoadError> {
+        let invalid = |reason: String| LoadError::InvalidTool { index, reason };
+        let name = read(index, "name", tool.name())?;
+        if !is_valid_tool_name(&name) {
+            return Err(invalid(format!(
+                "invalid tool name {name:?}: expected 1-64 characters of A-Z, a-z, 0-9, _ or -"
+            )));
+        }
+        let label = read(index, "label", tool.label())?;
+        let description = read(index, "description", tool.description())?;
+        let schema = read(index, "parameters", tool.parameters_json())?;
+        let parameters: Value = serde_json::from_str(&schema)
+            .map_err(|e| invalid(format!("{name}: parameters are not valid JSON: {e}")))?;
+        if parameters.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(invalid(format!(
+                "{name}: parameters schema must be a JSON object schema with \"type\": \"object\""
+            )));
+        }
+        Ok(Self {
+            name,
+            label,
+            description,
+            parameters,
+            pack,
+            path,
+            tool,
+        })
+    }
+
+    /// The name of the pack the tool comes from.
+    pub fn pack_name(&self) -> &str {
+        &self.pack
+    }
+
+    /// The library file the tool comes from.
+    pub fn pack_path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Tool for PackTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let arguments = arguments.to_string();
+        let call = HostCall { context };
+        let output = self
+            .tool
+            .execute(
+                RStr::from_str(context.call_id()),
+                RStr::from_str(&arguments),
+                ExecuteContext_TO::from_ptr(RRef::new(&call), TD_Opaque),
+            )
+            .into_result()
+            .map_err(|e| {
+                ToolError::new(convert::error_message(e, || format!("Tool {}", self.name)))
+            })?;
+        convert::output(output)
+    }
+}
+
+impl fmt::Debug for PackTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PackTool")
+            .field("name", &self.name)
+            .field("pack", &self.pack)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
