@@ -1,0 +1,188 @@
+//! Planning a batch rename: every check that can fail happens here, before
+//! anything is pushed.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::BatchRenameParams;
+use crate::rule::CompiledRule;
+
+/// One file's move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rename {
+    /// The file as the caller named it.
+    pub from_display: String,
+    /// The new path, displayed the same way.
+    pub to_display: String,
+    /// The file's full path.
+    pub from: PathBuf,
+    /// The new full path (same directory).
+    pub to: PathBuf,
+}
+
+/// The renames a rule gives, checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RenamePlan {
+    /// Files whose name changes, in the order given.
+    pub renames: Vec<Rename>,
+    /// Files the rule leaves as they are.
+    pub unchanged: Vec<String>,
+}
+
+/// Why a plan was refused. Each names the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanError {
+    /// The rule is invalid (e.g. a bad regex).
+    Rule(String),
+    /// A listed file does not exist or is not a regular file.
+    MissingSource(String),
+    /// A file is listed twice.
+    Duplicate(String),
+    /// The new name is empty, `.`/`..`, or contains a path separator.
+    InvalidName {
+        /// The file.
+        file: String,
+        /// The refused new name.
+        name: String,
+    },
+    /// Two files would get the same new name.
+    Collision {
+        /// The first file.
+        first: String,
+        /// The second file.
+        second: String,
+        /// The shared target.
+        target: String,
+    },
+    /// The new name is taken by a file that stays.
+    TargetExists {
+        /// The file.
+        file: String,
+        /// The existing target.
+        target: String,
+    },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rule(message) => f.write_str(message),
+            Self::MissingSource(file) => write!(f, "{file}: no such file"),
+            Self::Duplicate(file) => write!(f, "{file}: listed more than once"),
+            Self::InvalidName { file, name } => {
+                write!(f, "{file}: the rule gives an invalid file name {name:?}")
+            }
+            Self::Collision {
+                first,
+                second,
+                target,
+            } => write!(f, "{first} and {second} would both be renamed to {target}"),
+            Self::TargetExists { file, target } => {
+                write!(f, "{file}: {target} already exists")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains('/')
+        && !name.contains(std::path::MAIN_SEPARATOR)
+        && !name.contains('\0')
+}
+
+impl RenamePlan {
+    /// Plans `params` for files under `cwd`.
+    ///
+    /// # Errors
+    ///
+    /// The first [`PlanError`] found.
+    pub fn new(cwd: &Path, params: &BatchRenameParams) -> Result<Self, PlanError> {
+        let rule = CompiledRule::new(&params.rule).map_err(PlanError::Rule)?;
+        let mut plan = Self::default();
+        let mut sources = HashSet::new();
+        for file in &params.files {
+            let from = cwd.join(file);
+            if !from.is_file() {
+                return Err(PlanError::MissingSource(file.clone()));
+            }
+            let identity = std::fs::canonicalize(&from).unwrap_or_else(|_| from.clone());
+            if !sources.insert(identity) {
+                return Err(PlanError::Duplicate(file.clone()));
+            }
+            let name = from
+                .file_name()
+                .ok_or_else(|| PlanError::MissingSource(file.clone()))?
+                .to_string_lossy()
+                .into_owned();
+            let new_name = rule.rename(&name);
+            if new_name == name {
+                plan.unchanged.push(file.clone());
+                continue;
+            }
+            if !valid_name(&new_name) {
+                return Err(PlanError::InvalidName {
+                    file: file.clone(),
+                    name: new_name,
+                });
+            }
+            let to_display = Path::new(file)
+                .with_file_name(&new_name)
+                .to_string_lossy()
+                .into_owned();
+            plan.renames.push(Rename {
+                from_display: file.clone(),
+                to_display,
+                to: from.with_file_name(&new_name),
+                from,
+            });
+        }
+        plan.check_targets()?;
+        Ok(plan)
+    }
+
+    fn check_targets(&self) -> Result<(), PlanError> {
+        let mut targets: HashMap<&Path, &Rename> = HashMap::new();
+        for rename in &self.renames {
+            if let Some(first) = targets.insert(&rename.to, rename) {
+                return Err(PlanError::Collision {
+                    first: first.from_display.clone(),
+                    second: rename.from_display.clone(),
+                    target: rename.to_display.clone(),
+                });
+            }
+            // Every source exists, so this also refuses a target that is
+            // itself renamed away: that would need an ordering (or a swap
+            // through a temporary name), and a mistake would overwrite.
+            if rename.to.exists() {
+                return Err(PlanError::TargetExists {
+                    file: rename.from_display.clone(),
+                    target: rename.to_display.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `n file` / `n files`.
+    pub fn count_text(&self) -> String {
+        let n = self.renames.len();
+        format!("{n} file{}", if n == 1 { "" } else { "s" })
+    }
+
+    /// One `old → new` line per rename.
+    pub fn lines(&self) -> Vec<String> {
+        self.renames
+            .iter()
+            .map(|r| format!("{} → {}", r.from_display, r.to_display))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

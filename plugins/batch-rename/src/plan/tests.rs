@@ -1,0 +1,129 @@
+use std::fs;
+
+use tempfile::TempDir;
+
+use super::*;
+use crate::RenameRule;
+
+fn dir_with(files: &[&str]) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    for file in files {
+        let path = dir.path().join(file);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, file.as_bytes()).unwrap();
+    }
+    dir
+}
+
+fn params(files: &[&str], rule: RenameRule) -> BatchRenameParams {
+    BatchRenameParams {
+        files: files.iter().map(|f| f.to_string()).collect(),
+        rule,
+    }
+}
+
+fn regex(pattern: &str, replacement: &str) -> RenameRule {
+    RenameRule::Regex {
+        pattern: pattern.into(),
+        replacement: replacement.into(),
+    }
+}
+
+#[test]
+fn plans_renames_in_place_and_keeps_unchanged_apart() {
+    let dir = dir_with(&["a.txt", "sub/b.txt", "c.md"]);
+    let plan = RenamePlan::new(
+        dir.path(),
+        &params(&["a.txt", "sub/b.txt", "c.md"], regex(r"\.txt$", ".md")),
+    )
+    .unwrap();
+    assert_eq!(plan.lines(), ["a.txt → a.md", "sub/b.txt → sub/b.md"]);
+    assert_eq!(plan.unchanged, ["c.md"]);
+    assert_eq!(plan.renames[1].to, dir.path().join("sub/b.md"));
+    assert_eq!(plan.count_text(), "2 files");
+}
+
+#[test]
+fn missing_source_is_refused() {
+    let dir = dir_with(&["a.txt"]);
+    let err =
+        RenamePlan::new(dir.path(), &params(&["a.txt", "gone.txt"], regex("a", "b"))).unwrap_err();
+    assert_eq!(err.to_string(), "gone.txt: no such file");
+}
+
+#[test]
+fn directories_are_not_files() {
+    let dir = dir_with(&["sub/x"]);
+    let err = RenamePlan::new(dir.path(), &params(&["sub"], regex("s", "t"))).unwrap_err();
+    assert_eq!(err.to_string(), "sub: no such file");
+}
+
+#[test]
+fn two_files_onto_one_name_collide() {
+    let dir = dir_with(&["a1.txt", "a2.txt"]);
+    let err =
+        RenamePlan::new(dir.path(), &params(&["a1.txt", "a2.txt"], regex(r"\d", ""))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a1.txt and a2.txt would both be renamed to a.txt"
+    );
+}
+
+#[test]
+fn existing_target_is_refused() {
+    let dir = dir_with(&["a.txt", "b.txt"]);
+    let err = RenamePlan::new(dir.path(), &params(&["a.txt"], regex("a", "b"))).unwrap_err();
+    assert_eq!(err.to_string(), "a.txt: b.txt already exists");
+}
+
+#[test]
+fn chains_and_swaps_are_refused() {
+    let dir = dir_with(&["a", "b"]);
+    let err = RenamePlan::new(dir.path(), &params(&["a", "b"], regex("^a$", "b"))).unwrap_err();
+    assert_eq!(err.to_string(), "a: b already exists");
+    let err = RenamePlan::new(dir.path(), &params(&["a", "b"], regex("^(a|b)$", "x"))).unwrap_err();
+    assert_eq!(err.to_string(), "a and b would both be renamed to x");
+}
+
+#[test]
+fn a_rule_that_changes_nothing_plans_nothing() {
+    let dir = dir_with(&["a", "b"]);
+    let plan = RenamePlan::new(
+        dir.path(),
+        &params(
+            &["a", "b"],
+            RenameRule::Suffix {
+                suffix: String::new(),
+            },
+        ),
+    )
+    .unwrap();
+    assert!(plan.renames.is_empty());
+    assert_eq!(plan.unchanged, ["a", "b"]);
+}
+
+#[test]
+fn invalid_new_names_are_refused() {
+    let dir = dir_with(&["a.txt"]);
+    for replacement in ["", "x/y", ".."] {
+        let err = RenamePlan::new(dir.path(), &params(&["a.txt"], regex("^.*$", replacement)))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            PlanError::InvalidName {
+                file: "a.txt".into(),
+                name: replacement.into(),
+            }
+        );
+    }
+}
+
+#[test]
+fn the_same_file_listed_twice_is_refused() {
+    let dir = dir_with(&["a.txt"]);
+    for second in ["a.txt", "./a.txt"] {
+        let err =
+            RenamePlan::new(dir.path(), &params(&["a.txt", second], regex("a", "b"))).unwrap_err();
+        assert_eq!(err.to_string(), format!("{second}: listed more than once"));
+    }
+}

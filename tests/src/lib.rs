@@ -1,0 +1,11 @@
+//! Support for xcsh's integration tests: builds the tool packs once per test
+//! run with the same cargo and target directory as the tests, and a
+//! [`TestSession`] that drives an `xcsh-core` session with packs loaded.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod build;
+mod session;
+
+pub use build::{PACKS, example_pack_path, pack_path, profile_dir};
+pub use session::TestSession;

@@ -1,0 +1,7 @@
+//! Integration tests over real, built tool packs. The packs are built once
+//! per run by `xcsh_test_support` with the same cargo and target directory.
+
+mod batch_rename;
+mod docs_example;
+mod faults;
+mod loading;
