@@ -90,10 +90,10 @@ pub(crate) fn apply(writes: &[PlannedWrite]) -> Result<ToolOutput, ToolError> {
             names(&stale)
         )));
     }
+    // The wording the issue fixed, `(s)` and all, so scripts can match it.
     let mut text = format!(
-        "Applied {} in {}.",
-        count(replacements, "replacement"),
-        count(applied.len(), "file")
+        "Applied {replacements} replacement(s) in {} file(s).",
+        applied.len()
     );
     if !stale.is_empty() {
         text.push_str(&format!(

@@ -12,7 +12,7 @@
 //!
 //! Applying the action (`resolve` with `apply`) writes each changed file
 //! atomically (temporary file in the same directory, permissions kept,
-//! renamed over) and reports `Applied {k} replacement{s} in {j} file{s}.`
+//! renamed over) and reports `Applied {k} replacement(s) in {j} file(s).`
 //! A file whose content changed since the preview is *stale*: it is listed
 //! and not written. When every file is stale, apply fails and the action
 //! stays pending, because an "applied" that changed nothing would mislead;
@@ -45,7 +45,7 @@
 //!     "resolve",
 //!     json!({"action": "apply", "reason": "rename old to new"}),
 //! ));
-//! assert_eq!(applied.text(), "Applied 1 replacement in 1 file.");
+//! assert_eq!(applied.text(), "Applied 1 replacement(s) in 1 file(s).");
 //! assert_eq!(std::fs::read_to_string(&file)?, "fn main() { new(1); }\n");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

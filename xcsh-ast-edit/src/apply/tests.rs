@@ -19,7 +19,7 @@ fn writes_files_and_leaves_no_temporary_files() {
     assert_eq!(fs::read_to_string(&a).unwrap(), "new");
     assert_eq!(
         out.content,
-        ToolOutput::text("Applied 2 replacements in 1 file.").content
+        ToolOutput::text("Applied 2 replacement(s) in 1 file(s).").content
     );
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
@@ -47,7 +47,7 @@ fn stale_files_are_listed_and_left_alone() {
     assert_eq!(
         out.content,
         ToolOutput::text(
-            "Applied 2 replacements in 1 file.\nNot written, changed since the preview (stale): b.rs"
+            "Applied 2 replacement(s) in 1 file(s).\nNot written, changed since the preview (stale): b.rs"
         )
         .content
     );

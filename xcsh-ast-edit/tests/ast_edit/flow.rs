@@ -75,7 +75,7 @@ fn one_replacement_reads_in_the_singular_everywhere() {
         [ast_edit_action("AST Edit: 1 replacement in 1 file")]
     );
     let applied = fx.resolve("apply", "ok");
-    assert_eq!(applied.text(), "Applied 1 replacement in 1 file.");
+    assert_eq!(applied.text(), "Applied 1 replacement(s) in 1 file(s).");
     assert_eq!(fx.read("a.rs"), "fn f() { new(1); }\n");
 }
 
@@ -136,12 +136,12 @@ fn applying_twice_runs_the_newest_preview_each_time() {
     );
     assert_eq!(
         fx.resolve("apply", "b").text(),
-        "Applied 2 replacements in 1 file."
+        "Applied 2 replacement(s) in 1 file(s)."
     );
     assert_eq!(fx.read("a.rs"), "fn f() { old(1); }\n");
     assert_eq!(
         fx.resolve("apply", "a").text(),
-        "Applied 1 replacement in 1 file."
+        "Applied 1 replacement(s) in 1 file(s)."
     );
     assert_eq!(fx.read("a.rs"), "fn f() { new(1); }\n");
 }

@@ -72,7 +72,7 @@ impl Case {
         assert_eq!(
             applied.text(),
             format!(
-                "Applied {replacements} replacements in {} files.",
+                "Applied {replacements} replacement(s) in {} file(s).",
                 self.expected.len()
             )
         );
