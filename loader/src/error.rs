@@ -1,6 +1,7 @@
 //! Why a tool pack failed to load.
 
 use std::fmt::Display;
+use std::path::PathBuf;
 
 use abi_stable::library::{LibraryError, RootModuleError};
 
@@ -12,6 +13,45 @@ pub enum LoadError {
     /// The file does not exist or cannot be read.
     #[error("cannot read file: {0}")]
     Unreadable(String),
+    /// The file, or its directory, can be written by other users.
+    #[error("refusing a pack writable by other users: {} (fix: chmod o-w {})", path.display(), path.display())]
+    Untrusted {
+        /// The file or directory others can write.
+        path: PathBuf,
+    },
+    /// An allow-list is configured and the pack is not on it.
+    #[error("not in the allow-list")]
+    NotAllowed,
+    /// The pack's SHA-256 differs from its allow-list entry.
+    #[error("SHA-256 {actual} does not match the allow-list (expected {expected})")]
+    HashMismatch {
+        /// The hash in the allow-list.
+        expected: String,
+        /// The file's hash.
+        actual: String,
+    },
+    /// The file is not a shared library this host's loader reads.
+    #[error("not a shared library: {0}")]
+    NotALibrary(String),
+    /// A library file whose headers are damaged or cut short.
+    #[error("corrupt or truncated library: {0}")]
+    Corrupt(String),
+    /// A library for another architecture.
+    #[error("built for {found}, this host is {host}")]
+    WrongArchitecture {
+        /// The library's architecture.
+        found: String,
+        /// This host's architecture.
+        host: String,
+    },
+    /// The file ends before the segments its headers describe.
+    #[error("truncated library: {size} bytes, its headers need {needed}")]
+    Truncated {
+        /// The file's size.
+        size: u64,
+        /// The size its segments need.
+        needed: u64,
+    },
     /// The OS loader refused the file (not a library, another architecture,
     /// missing dependencies).
     #[error("cannot open library: {0}")]

@@ -32,11 +32,14 @@ mod library;
 mod load;
 mod pack_action;
 mod pack_tool;
+mod preflight;
 mod report;
+mod trust;
 
 pub use error::LoadError;
 pub use host_api::{HostBinding, STORE_UNAVAILABLE};
 pub use library::PackLibrary;
-pub use load::{load_packs, load_packs_with};
+pub use load::{PackLoader, load_packs, load_packs_with};
 pub use pack_tool::PackTool;
 pub use report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
+pub use trust::{TrustPolicy, sha256_hex};

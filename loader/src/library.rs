@@ -49,6 +49,7 @@ impl PackLibrary {
 
     fn open_uncached(path: &Path) -> Result<Self, LoadError> {
         tracing::debug!(path = %path.display(), "opening tool pack");
+        crate::preflight::check(path)?;
         // Leaks the library handle on purpose: never unloaded.
         let header = lib_header_from_path(path).map_err(LoadError::from_library)?;
         let declared = header.version_strings();
@@ -113,7 +114,13 @@ impl PackLibrary {
             .into_iter()
             .enumerate()
             .map(|(i, tool)| {
-                PackTool::new(tool, i + 1, Arc::clone(&self.name), Arc::clone(&self.path))
+                PackTool::new(
+                    tool,
+                    i + 1,
+                    Arc::clone(&self.name),
+                    Arc::clone(&self.path),
+                    binding.call_timeout(),
+                )
             })
             .collect()
     }

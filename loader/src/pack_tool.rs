@@ -2,7 +2,8 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::sabi_types::RRef;
@@ -24,7 +25,8 @@ pub struct PackTool {
     parameters: Value,
     pack: Arc<str>,
     path: Arc<Path>,
-    tool: CustomToolBox,
+    tool: Arc<CustomToolBox>,
+    timeout: Option<Duration>,
 }
 
 /// Reads one accessor, naming it in the error.
@@ -57,6 +59,7 @@ impl PackTool {
         index: usize,
         pack: Arc<str>,
         path: Arc<Path>,
+        timeout: Option<Duration>,
     ) -> Result<Self, LoadError> {
         let invalid = |reason: String| LoadError::InvalidTool { index, reason };
         let name = read(index, "name", tool.name())?;
@@ -82,7 +85,8 @@ impl PackTool {
             parameters,
             pack,
             path,
-            tool,
+            tool: Arc::new(tool),
+            timeout,
         })
     }
 
@@ -116,20 +120,57 @@ impl Tool for PackTool {
 
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
         let arguments = arguments.to_string();
-        let call = HostCall { context };
-        let output = self
-            .tool
-            .execute(
-                RStr::from_str(context.call_id()),
-                RStr::from_str(&arguments),
-                ExecuteContext_TO::from_ptr(RRef::new(&call), TD_Opaque),
-            )
-            .into_result()
-            .map_err(|e| {
-                ToolError::new(convert::error_message(e, || format!("Tool {}", self.name)))
-            })?;
-        convert::output(output)
+        let Some(limit) = self.timeout else {
+            return call(&self.tool, &self.name, &arguments, context);
+        };
+        // Pack code that never returns must not hold the session: run it on
+        // a thread of its own and stop waiting at the limit. The thread keeps
+        // what it needs alive, and the library is never unloaded, so an
+        // abandoned call stays memory-safe.
+        let (tool, name, owned_context) =
+            (Arc::clone(&self.tool), self.name.clone(), context.clone());
+        let (sender, receiver) = mpsc::sync_channel(1);
+        std::thread::Builder::new()
+            .name(format!("xcsh-tool-{}", self.name))
+            .spawn(move || {
+                let _ = sender.send(call(&tool, &name, &arguments, &owned_context));
+            })
+            .map_err(|e| ToolError::new(format!("cannot start a thread for {}: {e}", self.name)))?;
+        match receiver.recv_timeout(limit) {
+            Ok(result) => result,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                context.cancellation().cancel();
+                tracing::warn!(tool = %self.name, ?limit, "pack tool timed out");
+                Err(ToolError::new(format!(
+                    "Tool {} timed out after {limit:?}",
+                    self.name
+                )))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(ToolError::new(format!(
+                "Tool {} stopped without a result",
+                self.name
+            ))),
+        }
     }
+}
+
+/// One crossing into the pack: JSON arguments in, converted output back.
+fn call(
+    tool: &CustomToolBox,
+    name: &str,
+    arguments: &str,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let host_call = HostCall { context };
+    let output = tool
+        .execute(
+            RStr::from_str(context.call_id()),
+            RStr::from_str(arguments),
+            ExecuteContext_TO::from_ptr(RRef::new(&host_call), TD_Opaque),
+        )
+        .into_result()
+        .map_err(|e| ToolError::new(convert::error_message(e, || format!("Tool {name}"))))?;
+    convert::output(output)
 }
 
 impl fmt::Debug for PackTool {

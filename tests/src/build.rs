@@ -16,6 +16,12 @@ pub const PACKS: &[&str] = &[
     "fixture-not-a-pack",
     "fixture-conflict-a",
     "fixture-conflict-b",
+    "fixture-hostile",
+    "fixture-panic-label",
+    "fixture-panic-schema",
+    "fixture-no-tools",
+    "fixture-bad-schema",
+    "fixture-raw-abi",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).

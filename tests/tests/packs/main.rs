@@ -2,6 +2,9 @@
 //! per run by `xcsh_test_support` with the same cargo and target directory.
 
 mod batch_rename;
+mod concurrency;
 mod docs_example;
 mod faults;
+mod hostile;
 mod loading;
+mod trust;

@@ -1,0 +1,300 @@
+//! The hardening fault matrix: each hostile behaviour gets its exact
+//! one-line error or report entry, the other packs still load, and the
+//! session still resolves what was pending.
+
+use std::fs;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tempfile::TempDir;
+use xcsh_core::{Session, ToolCall, ToolContext, ToolOutput};
+use xcsh_loader::{HostBinding, PackLoader};
+use xcsh_test_support::{TestSession, pack_path};
+
+/// A session with batch-rename, the hostile pack and `extra`, and one
+/// pending action pushed before anything hostile happens.
+fn session_with(dir: &TempDir, extra: &[PathBuf]) -> TestSession {
+    let mut paths = vec![pack_path("batch-rename"), pack_path("fixture-hostile")];
+    paths.extend_from_slice(extra);
+    let session = TestSession::new(dir.path(), &paths);
+    let pushed = session.call("push_marker", json!({"tag": "before"}));
+    assert_eq!(pushed.text(), "pushed before");
+    session
+}
+
+/// The action pushed before the fault is still there and resolves.
+fn assert_still_resolves(session: &TestSession) {
+    assert_eq!(session.pending_labels().last().unwrap(), "Marker: before");
+    while session.session.store().len() > 1 {
+        session.resolve("discard", "clearing");
+    }
+    assert_eq!(session.resolve("apply", "fine").text(), "applied before");
+}
+
+fn load_failure(bad: &str) -> (TestSession, TempDir, String) {
+    let dir = TempDir::new().unwrap();
+    let path = pack_path(bad);
+    let session = session_with(&dir, std::slice::from_ref(&path));
+    let problems = session.problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    let expected_prefix = format!("Failed to load tool pack {}: ", path.display());
+    let cause = problems[0]
+        .strip_prefix(&expected_prefix)
+        .unwrap_or_else(|| panic!("{}", problems[0]))
+        .to_owned();
+    assert!(!cause.contains('\n'));
+    assert!(session.has_tool("batch_rename_preview") && session.has_tool("push_marker"));
+    (session, dir, cause)
+}
+
+#[test]
+fn a_panicking_label_accessor_is_reported() {
+    let (session, _dir, cause) = load_failure("fixture-panic-label");
+    assert_eq!(cause, "tool #1: label() panicked: label exploded");
+    assert_still_resolves(&session);
+}
+
+#[test]
+fn a_panicking_schema_accessor_is_reported() {
+    let (session, _dir, cause) = load_failure("fixture-panic-schema");
+    assert_eq!(cause, "tool #1: parameters() panicked: schema exploded");
+    assert_still_resolves(&session);
+}
+
+#[test]
+fn an_empty_tool_list_is_reported() {
+    let (session, _dir, cause) = load_failure("fixture-no-tools");
+    assert_eq!(cause, "factory returned no tools");
+    assert_still_resolves(&session);
+}
+
+#[test]
+fn a_non_object_schema_is_reported() {
+    let (session, _dir, cause) = load_failure("fixture-bad-schema");
+    assert_eq!(
+        cause,
+        "tool #1: string_params: parameters schema must be a JSON object schema with \"type\": \"object\""
+    );
+    assert_still_resolves(&session);
+}
+
+#[test]
+fn invalid_json_details_are_refused_in_results_and_pushes() {
+    let dir = TempDir::new().unwrap();
+    let session = session_with(&dir, &[pack_path("fixture-raw-abi")]);
+    assert!(session.report.is_clean(), "{:?}", session.problems());
+    let result = session.call("raw_bad_details", json!({"mode": "output"}));
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "pack returned invalid details JSON: key must be a string at line 1 column 2"
+    );
+    let result = session.call("raw_bad_details", json!({"mode": "push"}));
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "invalid pending action details JSON: key must be a string at line 1 column 2"
+    );
+    assert_eq!(session.pending_labels(), ["Marker: before"]);
+    assert_still_resolves(&session);
+}
+
+#[test]
+fn a_push_with_an_empty_label_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let session = session_with(&dir, &[]);
+    let result = session.call("push_empty_label", json!({}));
+    assert!(result.is_error);
+    assert_eq!(result.text(), "pending action label must not be empty");
+    assert_eq!(session.pending_labels(), ["Marker: before"]);
+    assert_still_resolves(&session);
+}
+
+#[test]
+fn a_push_from_a_thread_spawned_after_execute_lands_in_the_store() {
+    let dir = TempDir::new().unwrap();
+    let session = session_with(&dir, &[]);
+    let result = session.call("push_later", json!({"tag": "late"}));
+    assert_eq!(result.text(), "spawned");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while session.session.store().len() < 2 {
+        assert!(Instant::now() < deadline, "the late push never arrived");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(session.pending_labels(), ["Marker: late", "Marker: before"]);
+    assert_eq!(
+        session.session.take_messages().len(),
+        2,
+        "one reminder per push"
+    );
+    assert_eq!(session.resolve("apply", "late one").text(), "applied late");
+    assert_still_resolves(&session);
+}
+
+#[test]
+fn a_blocking_execute_times_out_and_the_session_goes_on() {
+    let dir = TempDir::new().unwrap();
+    let session = Session::new(dir.path());
+    let binding = HostBinding::for_session(&session).with_call_timeout(Duration::from_millis(200));
+    let report = PackLoader::new().load(
+        &session,
+        &binding,
+        &[pack_path("fixture-hostile"), pack_path("batch-rename")],
+    );
+    assert!(report.is_clean(), "{:?}", report.problems());
+    let call = |name: &str, arguments| session.execute(&ToolCall::new("t", name, arguments));
+    call("push_marker", json!({"tag": "before"}));
+
+    let started = Instant::now();
+    let result = call("block", json!({"ms": 3000}));
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "gave up at the limit"
+    );
+    assert!(result.is_error);
+    assert_eq!(result.text(), "Tool block timed out after 200ms");
+
+    let result = call("wait_for_cancel", json!({"ms": 3000}));
+    assert_eq!(result.text(), "Tool wait_for_cancel timed out after 200ms");
+
+    // Calls under the limit still work, on their own threads.
+    assert_eq!(call("block", json!({"ms": 1})).text(), "woke up");
+    let applied = call("resolve", json!({"action": "apply", "reason": "ok"}));
+    assert_eq!(applied.text(), "applied before");
+}
+
+#[test]
+fn cancellation_reaches_a_running_pack_tool() {
+    let dir = TempDir::new().unwrap();
+    let session = TestSession::new(dir.path(), &[pack_path("fixture-hostile")]);
+    let context = ToolContext::new("c", dir.path());
+    let token = context.cancellation().clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        token.cancel();
+    });
+    let result = session.session.execute_with(
+        &ToolCall::new("c", "wait_for_cancel", json!({"ms": 10_000})),
+        context,
+    );
+    canceller.join().unwrap();
+    assert!(result.is_error);
+    assert_eq!(result.text(), "stopped: cancelled by the host");
+}
+
+#[test]
+fn progress_reports_arrive_as_they_come() {
+    let dir = TempDir::new().unwrap();
+    let session = TestSession::new(dir.path(), &[pack_path("fixture-hostile")]);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&seen);
+    let context = ToolContext::new("call-9", dir.path()).with_progress(std::sync::Arc::new(
+        move |partial: &ToolOutput| sink.lock().unwrap().push(partial.clone()),
+    ));
+    let result = session
+        .session
+        .execute_with(&ToolCall::new("call-9", "progress", json!({})), context);
+    assert_eq!(result.text(), "done in call-9");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [ToolOutput::text("step 1"), ToolOutput::text("step 2")]
+    );
+}
+
+/// Broken library files: truncated, text, another architecture, another
+/// program's library. Each is one line; the good packs load.
+#[test]
+fn broken_library_files_are_reported_one_line_each() {
+    let dir = TempDir::new().unwrap();
+    let good = fs::read(pack_path("batch-rename")).unwrap();
+    let truncated = dir.path().join("libtruncated.so");
+    fs::write(&truncated, &good[..good.len() / 3]).unwrap();
+    // Cut short with its section table dropped, so the headers parse and
+    // only the segments reach past the end.
+    let cut = dir.path().join("libcut.so");
+    let mut cut_bytes = good[..32 * 1024].to_vec();
+    cut_bytes[0x28..0x30].fill(0); // e_shoff
+    cut_bytes[0x3C..0x40].fill(0); // e_shnum, e_shstrndx
+    fs::write(&cut, &cut_bytes).unwrap();
+    let text = dir.path().join("libtext.so");
+    fs::write(&text, "#!/bin/sh\necho not a library\n").unwrap();
+    let foreign = dir.path().join("libforeign.so");
+    let mut bytes = good.clone();
+    // ELF e_machine (offset 18, little endian): 0x00B7 is AArch64, 0x003E
+    // x86-64. Either way, not this machine's unless it is the other one.
+    let other = if cfg!(target_arch = "aarch64") {
+        0x3Eu8
+    } else {
+        0xB7u8
+    };
+    bytes[18] = other;
+    bytes[19] = 0;
+    fs::write(&foreign, bytes).unwrap();
+    let other_program = [
+        "/lib/x86_64-linux-gnu/libz.so.1",
+        "/usr/lib/x86_64-linux-gnu/libz.so.1",
+        "/lib/aarch64-linux-gnu/libz.so.1",
+        "/usr/lib/aarch64-linux-gnu/libz.so.1",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
+    .expect("zlib is on this machine (git needs it)");
+
+    let session = TestSession::new(
+        dir.path(),
+        &[
+            truncated.clone(),
+            cut.clone(),
+            text.clone(),
+            pack_path("batch-rename"),
+            foreign.clone(),
+            other_program.clone(),
+        ],
+    );
+    let problems = session.problems();
+    assert_eq!(problems.len(), 5, "{problems:#?}");
+    let line = |path: &PathBuf, cause: &str| {
+        format!("Failed to load tool pack {}: {cause}", path.display())
+    };
+    assert!(
+        problems[0].starts_with(&line(&truncated, "corrupt or truncated library: ")),
+        "{}",
+        problems[0]
+    );
+    assert!(
+        problems[1].starts_with(&line(
+            &cut,
+            &format!(
+                "truncated library: {} bytes, its headers need ",
+                cut_bytes.len()
+            )
+        )),
+        "{}",
+        problems[1]
+    );
+    let problems = &problems[1..];
+    assert_eq!(
+        problems[1],
+        line(&text, "not a shared library: unrecognised file format")
+    );
+    let (found, host) = if cfg!(target_arch = "aarch64") {
+        ("X86_64", "Aarch64")
+    } else {
+        ("Aarch64", "X86_64")
+    };
+    assert_eq!(
+        problems[2],
+        line(&foreign, &format!("built for {found}, this host is {host}"))
+    );
+    assert_eq!(
+        problems[3],
+        format!(
+            "Failed to load tool pack {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader)",
+            other_program.display()
+        )
+    );
+    assert_eq!(session.report.loaded.len(), 1);
+    assert!(session.has_tool("batch_rename_preview"));
+}
