@@ -9,7 +9,7 @@ use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::sabi_types::RRef;
 use abi_stable::std_types::{RResult, RStr, RString};
 use serde_json::Value;
-use xcsh_core::{Tool, ToolContext, ToolError, ToolOutput, is_valid_tool_name};
+use xcsh_core::{Tool, ToolContext, ToolError, ToolHints, ToolOutput, is_valid_tool_name};
 use xcsh_plugin_api::abi::v1::{CustomToolBox, ExecuteContext_TO, FfiError};
 
 use crate::LoadError;
@@ -23,6 +23,7 @@ pub struct PackTool {
     label: String,
     description: String,
     parameters: Value,
+    hints: ToolHints,
     pack: Arc<str>,
     path: Arc<Path>,
     tool: Arc<CustomToolBox>,
@@ -78,11 +79,27 @@ impl PackTool {
                 "{name}: parameters schema must be a JSON object schema with \"type\": \"object\""
             )));
         }
+        let hints = tool.hints().into_result().map_err(|e| {
+            invalid(match e.kind {
+                xcsh_plugin_api::abi::v1::FfiErrorKind::Panic => {
+                    format!("hints() panicked: {}", e.message)
+                }
+                xcsh_plugin_api::abi::v1::FfiErrorKind::Error => {
+                    format!("hints() failed: {}", e.message)
+                }
+            })
+        })?;
         Ok(Self {
             name,
             label,
             description,
             parameters,
+            hints: ToolHints {
+                read_only: hints.read_only.into_option(),
+                destructive: hints.destructive.into_option(),
+                idempotent: hints.idempotent.into_option(),
+                open_world: hints.open_world.into_option(),
+            },
             pack,
             path,
             tool: Arc::new(tool),
@@ -116,6 +133,10 @@ impl Tool for PackTool {
 
     fn parameters(&self) -> &Value {
         &self.parameters
+    }
+
+    fn hints(&self) -> ToolHints {
+        self.hints
     }
 
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -63,6 +63,10 @@ impl Tool for AstEditTool {
         &self.parameters
     }
 
+    fn hints(&self) -> xcsh_core::ToolHints {
+        xcsh_core::ToolHints::PREVIEW
+    }
+
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
         let params: AstEditParams =
             serde_json::from_value(arguments).map_err(AstEditError::Arguments)?;

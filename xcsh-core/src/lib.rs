@@ -39,6 +39,7 @@ mod arguments;
 mod cancel;
 mod content;
 mod error;
+mod hints;
 mod output;
 mod panic;
 pub mod pending;
@@ -52,6 +53,7 @@ pub use arguments::{ArgumentError, ArgumentValidator};
 pub use cancel::CancellationToken;
 pub use content::ContentBlock;
 pub use error::ToolError;
+pub use hints::ToolHints;
 pub use output::{ToolOutput, ToolResult};
 pub use panic::panic_message;
 pub use pending::{

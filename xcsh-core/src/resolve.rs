@@ -7,7 +7,8 @@ use serde_json::{Map, Value, json};
 
 use crate::panic::catch;
 use crate::{
-    ContentBlock, PendingActionStore, PendingEntry, Tool, ToolContext, ToolError, ToolOutput,
+    ContentBlock, PendingActionStore, PendingEntry, Tool, ToolContext, ToolError, ToolHints,
+    ToolOutput,
 };
 
 /// The name the model calls `resolve` by.
@@ -164,6 +165,15 @@ impl Tool for ResolveTool {
 
     fn hidden(&self) -> bool {
         true
+    }
+
+    fn hints(&self) -> ToolHints {
+        ToolHints {
+            read_only: Some(false),
+            destructive: Some(true),
+            idempotent: Some(false),
+            open_world: Some(false),
+        }
     }
 
     fn offered(&self) -> bool {

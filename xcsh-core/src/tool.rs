@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::{CancellationToken, ToolError, ToolOutput};
+use crate::{CancellationToken, ToolError, ToolHints, ToolOutput};
 
 /// A callback that receives partial results while a tool runs.
 pub type ProgressFn = Arc<dyn Fn(&ToolOutput) + Send + Sync>;
@@ -27,6 +27,11 @@ pub trait Tool: Send + Sync {
 
     /// The JSON schema of the tool's arguments (an object schema).
     fn parameters(&self) -> &Value;
+
+    /// What the tool says about its effects (default: nothing stated).
+    fn hints(&self) -> ToolHints {
+        ToolHints::default()
+    }
 
     /// Hidden tools are not listed for the model unless [`offered`](Self::offered)
     /// says otherwise.

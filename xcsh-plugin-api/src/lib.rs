@@ -45,8 +45,8 @@ pub mod ffi;
 pub mod sdk;
 
 pub use sdk::{
-    ContentBlock, FnTool, Host, LogLevel, PendingAction, Tool, ToolContext, ToolError, ToolOutput,
-    ToolPack,
+    ContentBlock, FnTool, Host, LogLevel, PendingAction, Tool, ToolContext, ToolError, ToolHints,
+    ToolOutput, ToolPack,
 };
 
 pub use abi_stable;

@@ -1,7 +1,7 @@
 //! The `batch_rename_preview` tool.
 
 use xcsh_plugin_api::serde_json::json;
-use xcsh_plugin_api::{PendingAction, Tool, ToolContext, ToolError, ToolOutput};
+use xcsh_plugin_api::{PendingAction, Tool, ToolContext, ToolError, ToolHints, ToolOutput};
 
 use crate::{BatchRenameParams, RenamePlan, apply_plan};
 
@@ -26,6 +26,10 @@ impl Tool for BatchRenamePreview {
     fn description(&self) -> &str {
         "Preview renaming several files with one rule (regex replacement, prefix or suffix). \
          Nothing is renamed until you call `resolve` with `apply`; `discard` leaves the files."
+    }
+
+    fn hints(&self) -> ToolHints {
+        ToolHints::PREVIEW
     }
 
     fn execute(

@@ -100,3 +100,24 @@ fn a_library_is_opened_once_per_process() {
     assert_eq!(first.name(), "batch-rename");
     assert_eq!(first.version(), "0.1.0");
 }
+
+#[test]
+fn tool_hints_cross_the_boundary() {
+    let dir = TempDir::new().unwrap();
+    let session = TestSession::new(
+        dir.path(),
+        &[pack_path("batch-rename"), pack_path("fixture-raw-abi")],
+    );
+    let hints = |name: &str| {
+        session
+            .session
+            .tools()
+            .into_iter()
+            .find(|t| t.name() == name)
+            .unwrap()
+            .hints()
+    };
+    assert_eq!(hints("batch_rename_preview"), xcsh_core::ToolHints::PREVIEW);
+    assert_eq!(hints("raw_bad_details"), xcsh_core::ToolHints::default());
+    assert_eq!(hints("resolve").destructive, Some(true));
+}

@@ -2,8 +2,8 @@
 
 use abi_stable::std_types::{ROption, RVec};
 
-use crate::abi::v1::{FfiContentBlock, FfiToolOutput};
-use crate::sdk::{ContentBlock, ToolOutput};
+use crate::abi::v1::{FfiContentBlock, FfiToolHints, FfiToolOutput};
+use crate::sdk::{ContentBlock, ToolHints, ToolOutput};
 
 impl From<ContentBlock> for FfiContentBlock {
     fn from(block: ContentBlock) -> Self {
@@ -29,6 +29,17 @@ impl From<ToolOutput> for FfiToolOutput {
                 Some(details) => ROption::RSome(details.to_string().into()),
                 None => ROption::RNone,
             },
+        }
+    }
+}
+
+impl From<ToolHints> for FfiToolHints {
+    fn from(hints: ToolHints) -> Self {
+        Self {
+            read_only: hints.read_only.into(),
+            destructive: hints.destructive.into(),
+            idempotent: hints.idempotent.into(),
+            open_world: hints.open_world.into(),
         }
     }
 }

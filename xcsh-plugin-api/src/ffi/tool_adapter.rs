@@ -5,7 +5,8 @@ use abi_stable::std_types::{RResult, RStr, RString};
 
 use super::guard::guard;
 use crate::abi::v1::{
-    CustomTool, CustomTool_TO, CustomToolBox, ExecuteContextRef, FfiError, FfiToolOutput,
+    CustomTool, CustomTool_TO, CustomToolBox, ExecuteContextRef, FfiError, FfiToolHints,
+    FfiToolOutput,
 };
 use crate::sdk::{DynTool, Host, ToolContext};
 
@@ -35,6 +36,10 @@ impl CustomTool for ToolAdapter {
 
     fn parameters_json(&self) -> RResult<RString, FfiError> {
         guard(|| Ok(self.tool.parameters()?.to_string().into()))
+    }
+
+    fn hints(&self) -> RResult<FfiToolHints, FfiError> {
+        guard(|| Ok(self.tool.hints().into()))
     }
 
     fn execute(

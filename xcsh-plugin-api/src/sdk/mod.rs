@@ -13,7 +13,7 @@ mod tool;
 pub use context::ToolContext;
 pub use error::ToolError;
 pub use host::{Host, LogLevel};
-pub use output::{ContentBlock, ToolOutput};
+pub use output::{ContentBlock, ToolHints, ToolOutput};
 pub use pack::ToolPack;
 pub use pending::PendingAction;
 pub use tool::{FnTool, Tool};

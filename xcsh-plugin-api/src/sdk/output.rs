@@ -51,3 +51,27 @@ impl ToolOutput {
         self
     }
 }
+
+/// What a tool says about its effects, for clients (MCP's tool
+/// annotations). `None` means not stated; hints are advice, not enforced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolHints {
+    /// Changes nothing (a preview that only pushes a pending action counts).
+    pub read_only: Option<bool>,
+    /// May destroy or overwrite data.
+    pub destructive: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// Reaches outside the working directory (network, other systems).
+    pub open_world: Option<bool>,
+}
+
+impl ToolHints {
+    /// A preview tool: changes nothing until `resolve`, stays local.
+    pub const PREVIEW: Self = Self {
+        read_only: Some(true),
+        destructive: Some(false),
+        idempotent: None,
+        open_world: Some(false),
+    };
+}

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{Tool, ToolContext, ToolError, ToolOutput};
+use super::{Tool, ToolContext, ToolError, ToolHints, ToolOutput};
 
 /// A [`Tool`] with its parameter type erased.
 pub(crate) trait DynTool: Send + Sync {
@@ -12,6 +12,7 @@ pub(crate) trait DynTool: Send + Sync {
     fn label(&self) -> &str;
     fn description(&self) -> &str;
     fn parameters(&self) -> Result<Value, ToolError>;
+    fn hints(&self) -> ToolHints;
     fn execute_json(&self, arguments: &str, ctx: &ToolContext<'_>)
     -> Result<ToolOutput, ToolError>;
 }
@@ -31,6 +32,10 @@ impl<T: Tool> DynTool for T {
 
     fn parameters(&self) -> Result<Value, ToolError> {
         Ok(serde_json::to_value(schemars::schema_for!(T::Params))?)
+    }
+
+    fn hints(&self) -> ToolHints {
+        Tool::hints(self)
     }
 
     fn execute_json(

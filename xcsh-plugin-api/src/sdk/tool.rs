@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use super::{ToolContext, ToolError, ToolOutput};
+use super::{ToolContext, ToolError, ToolHints, ToolOutput};
 
 /// A tool with typed parameters.
 ///
@@ -25,6 +25,12 @@ pub trait Tool: Send + Sync + 'static {
 
     /// What the tool does, for the model.
     fn description(&self) -> &str;
+
+    /// What the tool says about its effects (default: nothing stated).
+    /// A preview tool returns [`ToolHints::PREVIEW`].
+    fn hints(&self) -> ToolHints {
+        ToolHints::default()
+    }
 
     /// Runs one call.
     ///
@@ -58,6 +64,7 @@ pub struct FnTool<P, F> {
     name: String,
     label: String,
     description: String,
+    hints: ToolHints,
     run: F,
     params: PhantomData<fn(P)>,
 }
@@ -78,9 +85,16 @@ where
             name: name.into(),
             label: label.into(),
             description: description.into(),
+            hints: ToolHints::default(),
             run,
             params: PhantomData,
         }
+    }
+
+    /// States the tool's effects.
+    pub fn with_hints(mut self, hints: ToolHints) -> Self {
+        self.hints = hints;
+        self
     }
 }
 
@@ -101,6 +115,10 @@ where
 
     fn description(&self) -> &str {
         &self.description
+    }
+
+    fn hints(&self) -> ToolHints {
+        self.hints
     }
 
     fn execute(&self, params: P, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {

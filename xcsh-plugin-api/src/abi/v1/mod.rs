@@ -14,7 +14,7 @@ pub use error::{FfiError, FfiErrorKind};
 pub use execute_context::{ExecuteContext, ExecuteContext_TO, ExecuteContextRef};
 pub use factory::{CustomToolFactory, CustomToolFactoryRef};
 pub use host_api::{CustomToolApi, CustomToolApi_TO, CustomToolApiHandle, FfiLogLevel};
-pub use output::{FfiContentBlock, FfiToolOutput};
+pub use output::{FfiContentBlock, FfiToolHints, FfiToolOutput};
 pub use pending_action::{
     CustomToolPendingAction, CustomToolPendingAction_TO, CustomToolPendingActionBox,
 };

@@ -4,7 +4,7 @@
 use abi_stable::sabi_trait;
 use abi_stable::std_types::{RBox, RResult, RStr, RString};
 
-use super::{ExecuteContextRef, FfiError, FfiToolOutput};
+use super::{ExecuteContextRef, FfiError, FfiToolHints, FfiToolOutput};
 
 /// One tool of a pack. The host reads the accessors once, at load.
 #[sabi_trait]
@@ -20,6 +20,9 @@ pub trait CustomTool: Send + Sync {
 
     /// The JSON schema of its arguments, serialised.
     fn parameters_json(&self) -> RResult<RString, FfiError>;
+
+    /// What the tool says about its effects.
+    fn hints(&self) -> RResult<FfiToolHints, FfiError>;
 
     /// Runs a call with validated JSON arguments. End of the frozen v1
     /// prefix.
