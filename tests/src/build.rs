@@ -27,6 +27,9 @@ pub const PACKS: &[&str] = &[
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).
 const EXAMPLE_PACK: &str = "add_prefix_pack";
 
+/// The pack built against the frozen first API release (`tests/compat`).
+const COMPAT_PACK: &str = "compat-pack-v1";
+
 /// The cargo profile directory the running test binary was built into
 /// (`target/debug` for `target/debug/deps/packs-…`).
 pub fn profile_dir() -> PathBuf {
@@ -62,6 +65,33 @@ fn build_all() -> &'static Path {
         }
         let status = command.status().expect("run cargo build for the packs");
         assert!(status.success(), "building the tool packs failed: {status}");
+
+        // The compat workspace is separate (it holds a second, frozen
+        // `xcsh-plugin-api`), but shares the target directory so shared
+        // dependencies build once.
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut compat = Command::new(cargo);
+        compat
+            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("compat"))
+            .args([
+                "build",
+                "--quiet",
+                "--locked",
+                "-p",
+                COMPAT_PACK,
+                "--target-dir",
+            ])
+            .arg(target_dir);
+        if profile.file_name().is_some_and(|n| n == "release") {
+            compat.arg("--release");
+        }
+        let status = compat
+            .status()
+            .expect("run cargo build for the compat pack");
+        assert!(
+            status.success(),
+            "building the compat pack failed: {status}"
+        );
         profile
     })
 }
@@ -70,6 +100,12 @@ fn build_all() -> &'static Path {
 pub fn pack_path(name: &str) -> PathBuf {
     assert!(PACKS.contains(&name), "{name} is not in PACKS");
     build_all().join(pack_file_name(name))
+}
+
+/// The built library of the pack built against the frozen first API
+/// release.
+pub fn compat_pack_path() -> PathBuf {
+    build_all().join(pack_file_name(COMPAT_PACK))
 }
 
 /// The built library of the crate docs' example pack.

@@ -7,5 +7,5 @@
 mod build;
 mod session;
 
-pub use build::{PACKS, example_pack_path, pack_path, profile_dir};
+pub use build::{PACKS, compat_pack_path, example_pack_path, pack_path, profile_dir};
 pub use session::TestSession;

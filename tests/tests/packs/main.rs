@@ -2,6 +2,7 @@
 //! per run by `xcsh_test_support` with the same cargo and target directory.
 
 mod batch_rename;
+mod compat;
 mod concurrency;
 mod docs_example;
 mod faults;

@@ -1,0 +1,45 @@
+//! SDK output into its FFI form.
+
+use abi_stable::std_types::{ROption, RVec};
+
+use crate::abi::v1::{FfiContentBlock, FfiToolHints, FfiToolOutput};
+use crate::sdk::{ContentBlock, ToolHints, ToolOutput};
+
+impl From<ContentBlock> for FfiContentBlock {
+    fn from(block: ContentBlock) -> Self {
+        match block {
+            ContentBlock::Text(text) => Self::Text { text: text.into() },
+            ContentBlock::Image { data, mime_type } => Self::Image {
+                data: data.into(),
+                mime_type: mime_type.into(),
+            },
+        }
+    }
+}
+
+impl From<ToolOutput> for FfiToolOutput {
+    fn from(output: ToolOutput) -> Self {
+        Self {
+            content: output
+                .content
+                .into_iter()
+                .map(Into::into)
+                .collect::<RVec<_>>(),
+            details_json: match output.details {
+                Some(details) => ROption::RSome(details.to_string().into()),
+                None => ROption::RNone,
+            },
+        }
+    }
+}
+
+impl From<ToolHints> for FfiToolHints {
+    fn from(hints: ToolHints) -> Self {
+        Self {
+            read_only: hints.read_only.into(),
+            destructive: hints.destructive.into(),
+            idempotent: hints.idempotent.into(),
+            open_world: hints.open_world.into(),
+        }
+    }
+}

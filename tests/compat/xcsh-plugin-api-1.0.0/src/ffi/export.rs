@@ -1,0 +1,91 @@
+//! The export machinery behind [`export_tool_pack!`](crate::export_tool_pack).
+
+use abi_stable::library::{CheckTypeLayout, LibHeader, RootModuleResult};
+use abi_stable::prefix_type::PrefixTypeTrait;
+use abi_stable::std_types::{RResult, RStr, RVec};
+
+use crate::abi::v1::{
+    CustomToolApiHandle, CustomToolBox, CustomToolFactory, FfiError, ToolPackModule,
+    ToolPackModuleRef,
+};
+
+/// Builds a pack's root module. Called once, when the host first loads the
+/// library. Used by [`export_tool_pack!`](crate::export_tool_pack).
+#[doc(hidden)]
+pub fn __root_module(
+    name: &'static str,
+    version: &'static str,
+    create_tools: extern "C" fn(CustomToolApiHandle) -> RResult<RVec<CustomToolBox>, FfiError>,
+) -> ToolPackModuleRef {
+    ToolPackModule {
+        name: RStr::from_str(name),
+        version: RStr::from_str(version),
+        factory: CustomToolFactory { create_tools }.leak_into_prefix(),
+    }
+    .leak_into_prefix()
+}
+
+/// The library header a pack exports under abi_stable's root-module symbol.
+/// Used by [`export_tool_pack!`](crate::export_tool_pack).
+#[doc(hidden)]
+pub const fn __lib_header(constructor: extern "C" fn() -> RootModuleResult) -> LibHeader {
+    // SAFETY: `from_constructor::<M>` requires that `constructor` returns a
+    // root module of type `M`. The only caller is `export_tool_pack!`, whose
+    // constructor is `__call_root_module_loader` over `__root_module`, which
+    // returns a `ToolPackModuleRef`: the `M` given here.
+    unsafe { LibHeader::from_constructor::<ToolPackModuleRef>(constructor, CheckTypeLayout::Yes) }
+}
+
+/// Exports a tool pack: `export_tool_pack!(factory)` where
+/// `fn factory(host: &Host) -> Result<ToolPack, ToolError>`.
+///
+/// Use it once, at the root of a `cdylib` crate. The pack's name and
+/// version are its crate's. The factory runs once per session; panics in it
+/// are caught and reported by the host.
+#[macro_export]
+macro_rules! export_tool_pack {
+    ($factory:path) => {
+        const _: () = {
+            extern "C" fn __xcsh_create_tools(
+                api: $crate::abi::v1::CustomToolApiHandle,
+            ) -> $crate::abi_stable::std_types::RResult<
+                $crate::abi_stable::std_types::RVec<$crate::abi::v1::CustomToolBox>,
+                $crate::abi::v1::FfiError,
+            > {
+                $crate::ffi::__create_tools($factory, api)
+            }
+
+            fn __xcsh_root_module() -> $crate::abi::v1::ToolPackModuleRef {
+                $crate::ffi::__root_module(
+                    ::core::env!("CARGO_PKG_NAME"),
+                    ::core::env!("CARGO_PKG_VERSION"),
+                    __xcsh_create_tools,
+                )
+            }
+
+            extern "C" fn __xcsh_load_root_module() -> $crate::abi_stable::library::RootModuleResult
+            {
+                $crate::abi_stable::library::__call_root_module_loader(__xcsh_root_module)
+            }
+
+            // The symbol name is abi_stable's ROOT_MODULE_LOADER_NAME (a test
+            // in this crate checks it).
+            #[unsafe(no_mangle)]
+            #[allow(non_upper_case_globals)]
+            pub static _1as_0lib_1header_0root_bmodule_bloader:
+                $crate::abi_stable::library::LibHeader =
+                $crate::ffi::__lib_header(__xcsh_load_root_module);
+        };
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn export_symbol_is_abi_stables_root_module_loader() {
+        assert_eq!(
+            crate::abi::ROOT_MODULE_SYMBOL,
+            "_1as_0lib_1header_0root_bmodule_bloader"
+        );
+    }
+}

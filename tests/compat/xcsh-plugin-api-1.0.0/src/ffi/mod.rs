@@ -1,0 +1,15 @@
+//! The pack side of the boundary: adapters from the SDK to the v1 vtables,
+//! panic guards, and the export machinery behind
+//! [`export_tool_pack!`](crate::export_tool_pack). Not for direct use.
+
+mod action_adapter;
+mod convert;
+mod export;
+mod factory_adapter;
+mod guard;
+mod tool_adapter;
+
+pub(crate) use action_adapter::boxed_action;
+pub use export::{__lib_header, __root_module};
+pub use factory_adapter::{__create_tools, FactoryFn};
+pub use guard::guard;

@@ -1,0 +1,83 @@
+//! What a tool sees of the host during one call.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::abi::v1::{ExecuteContextRef, FfiToolOutput};
+
+use super::{Host, PendingAction, ToolError, ToolOutput};
+
+/// The per-call half of the host: progress and cancellation.
+pub(crate) trait CallHooks {
+    fn report_progress(&self, partial: FfiToolOutput);
+    fn is_cancelled(&self) -> bool;
+}
+
+impl CallHooks for ExecuteContextRef<'_> {
+    fn report_progress(&self, partial: FfiToolOutput) {
+        Self::report_progress(self, partial);
+    }
+
+    fn is_cancelled(&self) -> bool {
+        Self::is_cancelled(self)
+    }
+}
+
+/// One running call: its id, the working directory, progress, cancellation,
+/// and the [`Host`].
+pub struct ToolContext<'a> {
+    pub(crate) call_id: &'a str,
+    pub(crate) cwd: PathBuf,
+    pub(crate) call: &'a (dyn CallHooks + 'a),
+    pub(crate) host: &'a Host,
+}
+
+impl ToolContext<'_> {
+    /// The id of this tool call.
+    pub fn call_id(&self) -> &str {
+        self.call_id
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// `path` resolved against the working directory.
+    pub fn resolve_path(&self, path: impl AsRef<Path>) -> PathBuf {
+        self.cwd.join(path)
+    }
+
+    /// Sends a partial result to the host now.
+    pub fn report_progress(&self, partial: ToolOutput) {
+        self.call.report_progress(partial.into());
+    }
+
+    /// True once the host aborted this call: stop early.
+    pub fn is_cancelled(&self) -> bool {
+        self.call.is_cancelled()
+    }
+
+    /// The host's API.
+    pub fn host(&self) -> &Host {
+        self.host
+    }
+
+    /// Shorthand for [`Host::push_pending_action`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::push_pending_action`].
+    pub fn push_pending_action(&self, action: PendingAction) -> Result<(), ToolError> {
+        self.host.push_pending_action(action)
+    }
+}
+
+impl fmt::Debug for ToolContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("cwd", &self.cwd)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,57 @@
+//! The host as pack code sees it.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::abi::v1::{CustomToolApiHandle, FfiLogLevel};
+use crate::ffi::boxed_action;
+
+use super::{PendingAction, ToolError};
+
+/// A log level for [`Host::log`].
+pub type LogLevel = FfiLogLevel;
+
+/// The host's API, bound to the session the pack's tools were made for.
+///
+/// Cheap to clone, `Send + Sync`: a tool may keep a clone and push from
+/// another thread.
+#[derive(Clone)]
+pub struct Host {
+    api: CustomToolApiHandle,
+}
+
+impl Host {
+    pub(crate) fn new(api: CustomToolApiHandle) -> Self {
+        Self { api }
+    }
+
+    /// Registers a pending action with the session's store.
+    ///
+    /// # Errors
+    ///
+    /// `Pending action store unavailable for custom tools in this runtime.`
+    /// when the runtime has no store; the host's reason when it refuses the
+    /// action (e.g. an empty label).
+    pub fn push_pending_action(&self, action: PendingAction) -> Result<(), ToolError> {
+        self.api
+            .push_pending_action(boxed_action(action))
+            .into_result()
+            .map_err(|e| ToolError::new(e.message.into_string()))
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> PathBuf {
+        PathBuf::from(self.api.cwd().into_string())
+    }
+
+    /// Writes `message` to the host's log.
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        self.api.log(level, message.as_ref().into());
+    }
+}
+
+impl fmt::Debug for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Host").finish_non_exhaustive()
+    }
+}
