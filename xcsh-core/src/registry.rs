@@ -140,11 +140,11 @@ mod tests {
     use super::*;
     use crate::{ToolContext, ToolOutput};
 
-    struct Named(&'static str, Value);
+    struct Named(String, Value);
 
     impl Tool for Named {
         fn name(&self) -> &str {
-            self.0
+            &self.0
         }
         fn label(&self) -> &str {
             "Named"
@@ -156,12 +156,12 @@ mod tests {
             &self.1
         }
         fn execute(&self, _: Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-            Ok(ToolOutput::text(self.0))
+            Ok(ToolOutput::text(&self.0))
         }
     }
 
-    fn tool(name: &'static str) -> Arc<dyn Tool> {
-        Arc::new(Named(name, json!({"type": "object"})))
+    fn tool(name: &str) -> Arc<dyn Tool> {
+        Arc::new(Named(name.to_owned(), json!({"type": "object"})))
     }
 
     #[test]
@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn refuses_invalid_names() {
         let mut registry = ToolRegistry::new();
-        for name in ["", "has space", "dot.name", &*"x".repeat(65).leak()] {
+        for name in ["", "has space", "dot.name", &"x".repeat(65)] {
             let err = registry.register(tool(name)).unwrap_err();
             assert!(
                 matches!(err, RegistryError::InvalidName { .. }),
@@ -203,7 +203,7 @@ mod tests {
     fn refuses_non_object_schemas() {
         let mut registry = ToolRegistry::new();
         let err = registry
-            .register(Arc::new(Named("s", json!({"type": "string"}))))
+            .register(Arc::new(Named("s".into(), json!({"type": "string"}))))
             .unwrap_err();
         assert_eq!(
             err.to_string(),
