@@ -32,3 +32,12 @@ pub(crate) fn error_message(error: FfiError, what: impl FnOnce() -> String) -> S
         FfiErrorKind::Panic => format!("{} panicked: {}", what(), error.message),
     }
 }
+
+/// `{what}() panicked: …` or `{what}() failed: …`, for accessors read at
+/// load time.
+pub(crate) fn accessor_failure(error: FfiError, accessor: &str) -> String {
+    match error.kind {
+        FfiErrorKind::Error => format!("{accessor}() failed: {}", error.message),
+        FfiErrorKind::Panic => format!("{accessor}() panicked: {}", error.message),
+    }
+}

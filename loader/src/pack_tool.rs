@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::sabi_types::RRef;
-use abi_stable::std_types::{RResult, RStr, RString};
+use abi_stable::std_types::{RResult, RStr};
 use serde_json::Value;
 use xcsh_core::{Tool, ToolContext, ToolError, ToolHints, ToolOutput, is_valid_tool_name};
 use xcsh_plugin_api::abi::v1::{CustomToolBox, ExecuteContext_TO, FfiError};
@@ -31,25 +31,11 @@ pub struct PackTool {
 }
 
 /// Reads one accessor, naming it in the error.
-fn read(
-    index: usize,
-    accessor: &str,
-    result: RResult<RString, FfiError>,
-) -> Result<String, LoadError> {
-    result
-        .into_result()
-        .map(RString::into_string)
-        .map_err(|e| LoadError::InvalidTool {
-            index,
-            reason: match e.kind {
-                xcsh_plugin_api::abi::v1::FfiErrorKind::Panic => {
-                    format!("{accessor}() panicked: {}", e.message)
-                }
-                xcsh_plugin_api::abi::v1::FfiErrorKind::Error => {
-                    format!("{accessor}() failed: {}", e.message)
-                }
-            },
-        })
+fn read<T>(index: usize, accessor: &str, result: RResult<T, FfiError>) -> Result<T, LoadError> {
+    result.into_result().map_err(|e| LoadError::InvalidTool {
+        index,
+        reason: convert::accessor_failure(e, accessor),
+    })
 }
 
 impl PackTool {
@@ -63,14 +49,14 @@ impl PackTool {
         timeout: Option<Duration>,
     ) -> Result<Self, LoadError> {
         let invalid = |reason: String| LoadError::InvalidTool { index, reason };
-        let name = read(index, "name", tool.name())?;
+        let name = read(index, "name", tool.name())?.into_string();
         if !is_valid_tool_name(&name) {
             return Err(invalid(format!(
                 "invalid tool name {name:?}: expected 1-64 characters of A-Z, a-z, 0-9, _ or -"
             )));
         }
-        let label = read(index, "label", tool.label())?;
-        let description = read(index, "description", tool.description())?;
+        let label = read(index, "label", tool.label())?.into_string();
+        let description = read(index, "description", tool.description())?.into_string();
         let schema = read(index, "parameters", tool.parameters_json())?;
         let parameters: Value = serde_json::from_str(&schema)
             .map_err(|e| invalid(format!("{name}: parameters are not valid JSON: {e}")))?;
@@ -79,16 +65,7 @@ impl PackTool {
                 "{name}: parameters schema must be a JSON object schema with \"type\": \"object\""
             )));
         }
-        let hints = tool.hints().into_result().map_err(|e| {
-            invalid(match e.kind {
-                xcsh_plugin_api::abi::v1::FfiErrorKind::Panic => {
-                    format!("hints() panicked: {}", e.message)
-                }
-                xcsh_plugin_api::abi::v1::FfiErrorKind::Error => {
-                    format!("hints() failed: {}", e.message)
-                }
-            })
-        })?;
+        let hints = read(index, "hints", tool.hints())?;
         Ok(Self {
             name,
             label,
