@@ -1,0 +1,45 @@
+//! What the binary does, start to finish: parse the command line, set up
+//! logging, find and load tool packs, run the subcommand.
+
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Parser as _;
+use tracing::Level;
+
+use crate::agent::Agent;
+use crate::cli::{Cli, Command};
+use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
+use crate::{repl, run, tools};
+
+/// Runs the command line of this process.
+///
+/// # Errors
+///
+/// Whatever stopped the command; `main` prints it once.
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    // `tools` prints the load report itself; warnings on stderr would say
+    // everything twice.
+    let quiet_level = match cli.command {
+        Command::Tools(_) => Level::ERROR,
+        Command::Run(_) | Command::Repl(_) => Level::WARN,
+    };
+    crate::logging::init(cli.verbose, quiet_level);
+
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let env = std::env::var_os(PLUGIN_PATH_ENV);
+    let sources = sources::collect(cli.packs(), &cwd, env.as_deref(), &UserDirs::from_os())?;
+    let discovery = sources::discover(&sources);
+    for warning in &discovery.warnings {
+        tracing::warn!("{warning}");
+    }
+    let agent = Agent::start(&cwd, discovery).context("cannot register the built-in tools")?;
+
+    match &cli.command {
+        Command::Tools(args) => tools::run(&agent, args)?,
+        Command::Run(args) => run::run(&agent, args)?,
+        Command::Repl(_) => repl::run(&agent)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,142 @@
+//! The command line, as clap sees it.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+/// Where packs come from, for `--help`.
+const SOURCES_HELP: &str = "\
+Tool packs load at start-up from, in order (the first tool of a name wins):
+  --plugin PATH, --plugin-dir DIR    on the command line of each subcommand
+  XCSH_PLUGIN_PATH                   files and directories, OS path-list syntax
+  .xcsh/config.toml                  then the user's xcsh/config.toml:
+                                     plugins = [...], plugin_dirs = [...]
+  .xcsh/plugins                      then the user's data directory's xcsh/plugins
+A pack named twice loads once; a missing path is a warning.";
+
+/// A coding agent whose tools come from native tool packs: destructive tools
+/// preview, and nothing changes until `resolve` applies the pending action.
+#[derive(Debug, Parser)]
+#[command(name = "xcsh", version, propagate_version = true, after_help = SOURCES_HELP)]
+pub struct Cli {
+    /// More log output on stderr: -v info, -vv debug, -vvv trace
+    /// (RUST_LOG, when set, wins).
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+impl Cli {
+    /// The tool packs the subcommand names.
+    pub fn packs(&self) -> &PackArgs {
+        match &self.command {
+            Command::Tools(args) => &args.packs,
+            Command::Run(args) => &args.packs,
+            Command::Repl(args) => &args.packs,
+        }
+    }
+}
+
+/// Tool packs named on the command line, on top of `XCSH_PLUGIN_PATH`, the
+/// config files and the default directories. They load first, so their
+/// tools win name conflicts against later packs.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PackArgs {
+    /// Load the tool pack library at PATH (repeatable).
+    #[arg(long = "plugin", value_name = "PATH")]
+    pub plugins: Vec<PathBuf>,
+
+    /// Load every tool pack library directly inside DIR (repeatable).
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    pub plugin_dirs: Vec<PathBuf>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the loaded tools, then the load report.
+    Tools(ToolsArgs),
+    /// Run a scripted session: one JSON tool call per input line, one JSON
+    /// result per output line.
+    Run(RunArgs),
+    /// An interactive session with line editing, history and completion.
+    Repl(ReplArgs),
+}
+
+/// Options of `xcsh tools`.
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// Print JSON (tools with their parameter schemas, and the load report).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Exit with status 1 if any pack failed to load, a tool lost a name
+    /// conflict or a plugin path was missing.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Tool packs to load.
+    #[command(flatten)]
+    pub packs: PackArgs,
+}
+
+/// Options of `xcsh run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The script: JSON lines of `{"tool": NAME, "arguments": {...}, "id": ...}`
+    /// (`-` or nothing reads standard input).
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+
+    /// Human-readable output instead of JSON lines.
+    #[arg(long)]
+    pub pretty: bool,
+
+    /// Tool packs to load.
+    #[command(flatten)]
+    pub packs: PackArgs,
+}
+
+/// Options of `xcsh repl`.
+#[derive(Debug, Args)]
+pub struct ReplArgs {
+    /// Tool packs to load.
+    #[command(flatten)]
+    pub packs: PackArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn pack_flags_repeat_and_mix_with_arguments() {
+        let cli = Cli::parse_from([
+            "xcsh",
+            "run",
+            "--plugin",
+            "a.so",
+            "--plugin-dir",
+            "d",
+            "--plugin",
+            "b.so",
+            "-",
+        ]);
+        assert_eq!(cli.packs().plugins, [PathBuf::from("a.so"), "b.so".into()]);
+        assert_eq!(cli.packs().plugin_dirs, [PathBuf::from("d")]);
+        let Command::Run(args) = cli.command else {
+            panic!("expected run");
+        };
+        assert_eq!(args.file, Some(PathBuf::from("-")));
+    }
+}

@@ -1,0 +1,131 @@
+//! The TOML config file: which tool packs to load.
+//!
+//! ```toml
+//! plugins = ["packs/libbatch_rename.so"]   # library files
+//! plugin_dirs = ["/opt/xcsh/packs"]        # every library directly inside
+//! ```
+//!
+//! Relative paths resolve against the directory holding the config file.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde::Deserialize;
+
+/// The file name looked for in `.xcsh/` and in the user's `xcsh` config
+/// directory.
+pub const CONFIG_FILE_NAME: &str = "config.toml";
+
+/// One config file's contents. Unknown keys are refused, so a typo such as
+/// `plugin = …` is an error rather than silently loading nothing.
+#[derive(Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Tool pack library files.
+    #[serde(default)]
+    pub plugins: Vec<PathBuf>,
+    /// Directories whose libraries are all loaded.
+    #[serde(default)]
+    pub plugin_dirs: Vec<PathBuf>,
+}
+
+impl Config {
+    /// Parses config text.
+    ///
+    /// # Errors
+    ///
+    /// One line: `line {n}: {what is wrong}`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        toml::from_str(text).map_err(|error| {
+            let message = error.message().trim().replace('\n', " ");
+            match error.span() {
+                Some(span) => {
+                    let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                    format!("line {line}: {message}")
+                }
+                None => message,
+            }
+        })
+    }
+
+    /// Reads the config file at `path`, with relative paths made absolute
+    /// against its directory; `None` if there is no such file.
+    ///
+    /// # Errors
+    ///
+    /// `invalid config file {path}: …` or `cannot read config file {path}`.
+    pub fn load(path: &Path) -> anyhow::Result<Option<Self>> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => {
+                return Err(error)
+                    .with_context(|| format!("cannot read config file {}", path.display()));
+            }
+        };
+        let config = Self::parse(&text).map_err(|message| {
+            anyhow::anyhow!("invalid config file {}: {message}", path.display())
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        Ok(Some(config.relative_to(base)))
+    }
+
+    fn relative_to(self, base: &Path) -> Self {
+        Self {
+            plugins: self.plugins.iter().map(|p| base.join(p)).collect(),
+            plugin_dirs: self.plugin_dirs.iter().map(|p| base.join(p)).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_keys_are_optional() {
+        assert_eq!(Config::parse("").unwrap(), Config::default());
+        let config = Config::parse("plugins = [\"a.so\"]\nplugin_dirs = [\"d\"]\n").unwrap();
+        assert_eq!(config.plugins, [PathBuf::from("a.so")]);
+        assert_eq!(config.plugin_dirs, [PathBuf::from("d")]);
+    }
+
+    #[test]
+    fn errors_are_one_line_with_the_line_number() {
+        assert_eq!(
+            Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
+            "line 2: unknown field `plugin`, expected `plugins` or `plugin_dirs`"
+        );
+        assert_eq!(
+            Config::parse("plugins = \"a.so\"\n").unwrap_err(),
+            "line 1: invalid type: string \"a.so\", expected a sequence"
+        );
+        let syntax = Config::parse("\n\nplugins = [\n").unwrap_err();
+        assert!(syntax.starts_with("line 3: "), "{syntax}");
+        assert!(!syntax.contains('\n'), "{syntax}");
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_the_config_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CONFIG_FILE_NAME);
+        std::fs::write(
+            &path,
+            "plugins = [\"../a.so\", \"/abs/b.so\"]\nplugin_dirs = [\"packs\"]",
+        )
+        .unwrap();
+        let config = Config::load(&path).unwrap().unwrap();
+        assert_eq!(
+            config.plugins,
+            [dir.path().join("../a.so"), PathBuf::from("/abs/b.so")]
+        );
+        assert_eq!(config.plugin_dirs, [dir.path().join("packs")]);
+    }
+
+    #[test]
+    fn a_missing_file_is_no_config() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Config::load(&dir.path().join("nope.toml")).unwrap(), None);
+    }
+}

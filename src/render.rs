@@ -1,0 +1,134 @@
+//! Human-readable rendering of steps and load reports (`run --pretty`, the
+//! REPL, `tools`).
+//!
+//! A call renders as a status line (`✓`/`✗`, the tool, the first line of
+//! its result) with the rest of the result indented below, then the pending
+//! stack (`⏳ 1 pending: Batch Rename: 2 files`) while anything is pending.
+//! A `resolve` renders as `Accept: [Source] summary — reason: …` or
+//! `Discard: …`, the badge and summary taken from the action label's
+//! `Source: summary` form.
+
+use serde_json::Value;
+use xcsh_core::{ContentBlock, PendingActionView, ToolResult};
+use xcsh_loader::LoadReport;
+
+use crate::agent::is_resolve;
+use crate::script::Step;
+
+/// Marks a successful call.
+pub const OK: &str = "✓";
+/// Marks a failed call.
+pub const FAILED: &str = "✗";
+/// Marks the pending-stack line.
+pub const PENDING: &str = "⏳";
+
+/// One step: status line, indented result, pending line.
+pub fn step(step: &Step) -> String {
+    let glyph = if step.result.is_error { FAILED } else { OK };
+    let mut lines = content_lines(&step.result);
+    let mut out = match (&step.tool, resolution(step)) {
+        (Some(tool), Some(header)) => format!("{glyph} {tool}  {header}"),
+        (Some(tool), None) if !lines.is_empty() => {
+            format!("{glyph} {tool}  {}", lines.remove(0))
+        }
+        (Some(tool), None) => format!("{glyph} {tool}"),
+        (None, _) if !lines.is_empty() => format!("{glyph} {}", lines.remove(0)),
+        (None, _) => glyph.to_owned(),
+    };
+    for line in lines {
+        out.push_str("\n  ");
+        out.push_str(&line);
+    }
+    if let Some(pending) = pending_line(&step.pending) {
+        out.push('\n');
+        out.push_str(&pending);
+    }
+    out
+}
+
+/// The result's content, one entry per line; images as `[image: {mime}]`.
+fn content_lines(result: &ToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .flat_map(|block| match block {
+            ContentBlock::Text { text } => text.lines().map(str::to_owned).collect::<Vec<_>>(),
+            ContentBlock::Image { mime_type, .. } => vec![format!("[image: {mime_type}]")],
+        })
+        .collect()
+}
+
+/// `Accept: [Source] summary — reason: …` for a resolve result whose
+/// details name the action.
+fn resolution(step: &Step) -> Option<String> {
+    if !step.tool.as_deref().is_some_and(is_resolve) {
+        return None;
+    }
+    let details = step.result.details.as_ref()?;
+    let field = |name: &str| details.get(name).and_then(Value::as_str);
+    let verb = match field("action")? {
+        "apply" => "Accept",
+        "discard" => "Discard",
+        _ => return None,
+    };
+    let (badge, summary) = badge(field("label")?, field("sourceToolName").unwrap_or_default());
+    let mut header = format!("{verb}: [{badge}] {summary}");
+    if let Some(reason) = field("reason").filter(|r| !r.trim().is_empty()) {
+        header.push_str(" — reason: ");
+        header.push_str(reason);
+    }
+    Some(header)
+}
+
+/// Splits a label of the form `Source: summary`; a label without that form
+/// gets the source tool's name as its badge.
+pub fn badge<'a>(label: &'a str, source_tool_name: &'a str) -> (&'a str, &'a str) {
+    match label.split_once(": ") {
+        Some((source, summary)) if !source.is_empty() && !summary.is_empty() => (source, summary),
+        _ => (source_tool_name, label),
+    }
+}
+
+/// `⏳ 1 pending: Batch Rename: 2 files`, or for several
+/// `⏳ 2 pending (newest first): A; B`; `None` when nothing is pending.
+pub fn pending_line(pending: &[PendingActionView]) -> Option<String> {
+    let labels: Vec<&str> = pending.iter().map(|view| view.label.as_str()).collect();
+    match labels.len() {
+        0 => None,
+        1 => Some(format!("{PENDING} 1 pending: {}", labels[0])),
+        n => Some(format!(
+            "{PENDING} {n} pending (newest first): {}",
+            labels.join("; ")
+        )),
+    }
+}
+
+/// One line per loaded pack:
+/// `Loaded tool pack batch-rename 0.1.0 from {path}: batch_rename_preview`.
+pub fn loaded_packs(report: &LoadReport) -> Vec<String> {
+    report
+        .loaded
+        .iter()
+        .map(|pack| {
+            let tools = if pack.tools.is_empty() {
+                "no tools".to_owned()
+            } else {
+                pack.tools.join(", ")
+            };
+            format!(
+                "Loaded tool pack {} {} from {}: {tools}",
+                pack.name,
+                pack.version,
+                pack.path.display()
+            )
+        })
+        .collect()
+}
+
+/// `1 pack`, `2 packs`.
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests;

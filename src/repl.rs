@@ -1,0 +1,269 @@
+//! `xcsh repl`: an interactive session with line editing, history, tab
+//! completion of tool names and the pending stack in the prompt.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use rustyline::completion::Completer;
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::DefaultHistory;
+use rustyline::validate::Validator;
+use rustyline::{CompletionType, Config, Editor, Helper};
+use serde_json::{Value, json};
+use xcsh_core::RESOLVE_TOOL_NAME;
+
+use crate::agent::Agent;
+use crate::render;
+use crate::script::{Driver, Request, parse_request};
+use crate::sources::UserDirs;
+
+/// What `help` prints.
+pub const HELP: &str = r#"Call a tool:
+  NAME {JSON arguments}            e.g. batch_rename_preview {"files": ["a.txt"], "rule": {"kind": "prefix", "prefix": "old-"}}
+  {"tool": NAME, "arguments": {…}}   the same, as a script line
+Resolve the newest pending action:
+  apply [REASON]                   resolve with action "apply"
+  discard [REASON]                 resolve with action "discard"
+Look around:
+  tools                            the tools you can call
+  pending                          the pending actions, newest first
+  help                             this text
+Leave: exit, quit or Ctrl-D (pending actions are not applied).
+Tab completes tool names and commands."#;
+
+/// REPL words that are not tools.
+const COMMANDS: &[&str] = &[
+    "apply", "discard", "exit", "help", "pending", "quit", "tools",
+];
+
+/// Reasons given to `resolve` when `apply`/`discard` name none.
+const DEFAULT_APPLY_REASON: &str = "approved by the user";
+const DEFAULT_DISCARD_REASON: &str = "rejected by the user";
+
+/// The prompt, showing the pending stack: `xcsh> ` or `xcsh [1 pending]> `.
+pub fn prompt(pending: usize) -> String {
+    if pending == 0 {
+        "xcsh> ".to_owned()
+    } else {
+        format!("xcsh [{pending} pending]> ")
+    }
+}
+
+/// What one line of input asks for.
+#[derive(Debug, PartialEq)]
+pub enum Input {
+    /// Nothing (a blank line).
+    Empty,
+    /// Print [`HELP`].
+    Help,
+    /// List the tools.
+    Tools,
+    /// List the pending actions.
+    Pending,
+    /// Leave the REPL.
+    Quit,
+    /// Call a tool.
+    Call(Request),
+    /// Not understood: the message says why.
+    Invalid(String),
+}
+
+/// Reads one line of REPL input.
+pub fn parse(line: &str) -> Input {
+    let line = line.trim();
+    let (word, rest) = line
+        .split_once(char::is_whitespace)
+        .map_or((line, ""), |(word, rest)| (word, rest.trim()));
+    match word {
+        "" => Input::Empty,
+        "help" | "?" => Input::Help,
+        "tools" => Input::Tools,
+        "pending" => Input::Pending,
+        "exit" | "quit" => Input::Quit,
+        "apply" | "discard" => {
+            let default = if word == "apply" {
+                DEFAULT_APPLY_REASON
+            } else {
+                DEFAULT_DISCARD_REASON
+            };
+            let reason = if rest.is_empty() { default } else { rest };
+            Input::Call(Request {
+                id: None,
+                tool: RESOLVE_TOOL_NAME.to_owned(),
+                arguments: json!({"action": word, "reason": reason}),
+            })
+        }
+        _ if line.starts_with('{') => match parse_request(line) {
+            Ok(request) => Input::Call(request),
+            Err(rejected) => Input::Invalid(format!("{}: {}", rejected.kind, rejected.cause)),
+        },
+        tool => {
+            let arguments = if rest.is_empty() {
+                Ok(json!({}))
+            } else {
+                serde_json::from_str::<Value>(rest)
+            };
+            match arguments {
+                Ok(arguments) => Input::Call(Request {
+                    id: None,
+                    tool: tool.to_owned(),
+                    arguments,
+                }),
+                Err(error) => Input::Invalid(format!("invalid JSON arguments for {tool}: {error}")),
+            }
+        }
+    }
+}
+
+/// Runs the REPL on the terminal until `exit` or end of input.
+///
+/// # Errors
+///
+/// The terminal cannot be set up or read.
+pub fn run(agent: &Agent) -> anyhow::Result<()> {
+    let config = Config::builder()
+        .completion_type(CompletionType::List)
+        .auto_add_history(false)
+        .build();
+    let mut editor: Editor<ToolNames, DefaultHistory> =
+        Editor::with_config(config).context("cannot set up the terminal")?;
+    let mut words = agent.tool_names();
+    words.extend(COMMANDS.iter().map(|c| (*c).to_owned()));
+    words.sort();
+    words.dedup();
+    editor.set_helper(Some(ToolNames(words)));
+    let history = history_path();
+    if let Some(path) = &history
+        && let Err(error) = editor.load_history(path)
+    {
+        tracing::debug!(path = %path.display(), %error, "no REPL history loaded");
+    }
+
+    println!("{}", banner(agent));
+    let driver = Driver::new(&agent.session);
+    let mut entry = 0;
+    loop {
+        let line = match editor.readline(&prompt(agent.session.store().len())) {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(error) => return Err(error).context("cannot read input"),
+        };
+        let input = parse(&line);
+        if input != Input::Empty {
+            let _ = editor.add_history_entry(line.trim());
+        }
+        match input {
+            Input::Empty => {}
+            Input::Help => println!("{HELP}"),
+            Input::Tools => print!("{}", tool_list(agent)),
+            Input::Pending => match render::pending_line(&agent.session.store().views()) {
+                Some(line) => println!("{line}"),
+                None => println!("Nothing pending."),
+            },
+            Input::Quit => break,
+            Input::Call(request) => {
+                entry += 1;
+                println!("{}", render::step(&driver.call(entry, request)));
+            }
+            Input::Invalid(message) => {
+                entry += 1;
+                println!("{}", render::step(&driver.reject(entry, None, message)));
+            }
+        }
+    }
+    if let Some(path) = &history {
+        save_history(&mut editor, path);
+    }
+    let left = agent.session.store().len();
+    if left > 0 {
+        println!(
+            "{} left pending; nothing was applied for {}.",
+            render::count(left, "action"),
+            if left == 1 { "it" } else { "them" }
+        );
+    }
+    Ok(())
+}
+
+/// `xcsh 0.1.0: 3 tools, 1 pack loaded, 0 failed. Type help for commands, Ctrl-D to quit.`
+fn banner(agent: &Agent) -> String {
+    format!(
+        "xcsh {}: {}, {} loaded, {} failed. Type help for commands, Ctrl-D to quit.",
+        env!("CARGO_PKG_VERSION"),
+        render::count(agent.session.tools().len(), "tool"),
+        render::count(agent.report.loaded.len(), "pack"),
+        agent.report.failures.len(),
+    )
+}
+
+fn tool_list(agent: &Agent) -> String {
+    let tools = agent.session.tools();
+    let width = tools
+        .iter()
+        .map(|t| t.name().chars().count())
+        .max()
+        .unwrap_or(0);
+    tools
+        .iter()
+        .map(|tool| format!("  {:width$}  {}\n", tool.name(), tool.label()))
+        .collect()
+}
+
+fn history_path() -> Option<PathBuf> {
+    UserDirs::from_os().data.map(|dir| dir.join("history.txt"))
+}
+
+fn save_history(editor: &mut Editor<ToolNames, DefaultHistory>, path: &PathBuf) {
+    let saved = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .map_err(ReadlineError::from)
+        .and_then(|()| editor.save_history(path));
+    if let Err(error) = saved {
+        tracing::debug!(path = %path.display(), %error, "REPL history not saved");
+    }
+}
+
+/// Completes the first word of a line from the tool names and REPL commands.
+struct ToolNames(Vec<String>);
+
+impl Completer for ToolNames {
+    type Candidate = String;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<String>)> {
+        let before = &line[..pos];
+        let start = before.len() - before.trim_start().len();
+        let word = &before[start..];
+        if word.contains(char::is_whitespace) {
+            return Ok((pos, Vec::new()));
+        }
+        let matches = self
+            .0
+            .iter()
+            .filter(|name| name.starts_with(word))
+            .cloned()
+            .collect();
+        Ok((start, matches))
+    }
+}
+
+impl Hinter for ToolNames {
+    type Hint = String;
+}
+
+impl Highlighter for ToolNames {}
+
+impl Validator for ToolNames {}
+
+impl Helper for ToolNames {}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,200 @@
+//! The scripted-session protocol, shared by `xcsh run` and `xcsh repl`.
+//!
+//! In: one tool call per line, `{"tool": NAME, "arguments": {...}, "id": ...}`
+//! (`arguments` defaults to `{}`, `id` is any JSON value and is echoed back).
+//! Out: one [`Step`] per call, as JSON:
+//!
+//! ```json
+//! {"line": 1, "id": null, "tool": "batch_rename_preview",
+//!  "result": {"content": [...], "details": {...}, "isError": false},
+//!  "pending": 1, "toolChoice": {"type": "tool", "name": "resolve"},
+//!  "reminders": ["<system-reminder>\n…\n</system-reminder>"]}
+//! ```
+//!
+//! A line that is not a tool call, an unknown tool and invalid arguments each
+//! give an error result for that line; the session goes on and nothing
+//! pending is lost.
+
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
+use xcsh_core::{
+    PendingActionView, ProviderCapabilities, Session, ToolCall, ToolChoice, ToolError, ToolResult,
+};
+
+/// One tool call read from input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// The caller's id, echoed back.
+    pub id: Option<Value>,
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments (validated by the session, not here).
+    pub arguments: Value,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire {
+    tool: String,
+    #[serde(default = "empty_object")]
+    arguments: Value,
+    #[serde(default)]
+    id: Option<Value>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Map::new())
+}
+
+/// Why a line is not a tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    /// The line's `id`, when it had one.
+    pub id: Option<Value>,
+    /// `invalid JSON` or `invalid tool call`.
+    pub kind: &'static str,
+    /// What is wrong, one line.
+    pub cause: String,
+}
+
+impl Rejected {
+    /// The message for input line `line`, e.g.
+    /// `invalid JSON on line 3: expected value at line 1 column 1`.
+    pub fn on_line(&self, line: usize) -> String {
+        format!("{} on line {line}: {}", self.kind, self.cause)
+    }
+}
+
+/// Parses one input line. Returns `None` for blank lines and `#` comments.
+pub fn parse_line(text: &str) -> Option<Result<Request, Rejected>> {
+    let text = text.trim();
+    if text.is_empty() || text.starts_with('#') {
+        return None;
+    }
+    Some(parse_request(text))
+}
+
+/// Parses one JSON tool call.
+///
+/// # Errors
+///
+/// [`Rejected`] naming what is wrong.
+pub fn parse_request(text: &str) -> Result<Request, Rejected> {
+    let value: Value = serde_json::from_str(text).map_err(|error| Rejected {
+        id: None,
+        kind: "invalid JSON",
+        cause: error.to_string(),
+    })?;
+    let Value::Object(object) = &value else {
+        return Err(Rejected {
+            id: None,
+            kind: "invalid tool call",
+            cause: r#"expected an object like {"tool": NAME, "arguments": {...}}"#.to_owned(),
+        });
+    };
+    let id = object.get("id").cloned();
+    let wire: Wire = serde_json::from_value(value).map_err(|error| Rejected {
+        id,
+        kind: "invalid tool call",
+        cause: error.to_string(),
+    })?;
+    Ok(Request {
+        id: wire.id,
+        tool: wire.tool,
+        arguments: wire.arguments,
+    })
+}
+
+/// What one call did, and the session state right after it. Serialises as
+/// one output line of the protocol (fields in this order).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    /// The input line (or REPL entry) number, from 1.
+    pub line: usize,
+    /// The caller's id.
+    pub id: Option<Value>,
+    /// The tool called, if the line named one.
+    pub tool: Option<String>,
+    /// The result.
+    pub result: ToolResult,
+    /// The pending actions, newest first (serialised as their count).
+    #[serde(serialize_with = "count")]
+    pub pending: Vec<PendingActionView>,
+    /// The tool choice for the next model request.
+    pub tool_choice: ToolChoice,
+    /// Hidden messages queued for the model by this call.
+    pub reminders: Vec<String>,
+}
+
+impl Step {
+    /// The step as one line of JSON (see the module docs).
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(self).expect("a step serialises: its maps have string keys")
+    }
+}
+
+fn count<S: Serializer>(pending: &[PendingActionView], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(pending.len() as u64)
+}
+
+/// Runs calls in a session and reports each as a [`Step`].
+#[derive(Debug)]
+pub struct Driver<'a> {
+    session: &'a Session,
+    provider: ProviderCapabilities,
+}
+
+impl<'a> Driver<'a> {
+    /// A driver over `session` for a provider that can force a named tool.
+    pub fn new(session: &'a Session) -> Self {
+        Self {
+            session,
+            provider: ProviderCapabilities::default(),
+        }
+    }
+
+    /// Runs `request`, entry number `line`.
+    pub fn call(&self, line: usize, request: Request) -> Step {
+        let call_id = match &request.id {
+            Some(Value::String(id)) => id.clone(),
+            Some(other) => other.to_string(),
+            None => format!("call-{line}"),
+        };
+        let call = ToolCall::new(call_id, request.tool.clone(), request.arguments);
+        tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
+        let result = self.session.execute(&call);
+        self.step(line, request.id, Some(request.tool), result)
+    }
+
+    /// Reports a line that was not a tool call; nothing runs.
+    pub fn reject(&self, line: usize, id: Option<Value>, message: String) -> Step {
+        self.step(line, id, None, ToolError::new(message).into())
+    }
+
+    fn step(
+        &self,
+        line: usize,
+        id: Option<Value>,
+        tool: Option<String>,
+        result: ToolResult,
+    ) -> Step {
+        Step {
+            line,
+            id,
+            tool,
+            result,
+            pending: self.session.store().views(),
+            tool_choice: self.session.next_tool_choice(self.provider),
+            reminders: self
+                .session
+                .take_messages()
+                .into_iter()
+                .map(|message| message.text)
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

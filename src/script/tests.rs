@@ -1,0 +1,92 @@
+use serde_json::json;
+use xcsh_core::{PREVIEW_REMINDER, PendingAction, ToolOutput};
+
+use super::*;
+
+fn rejected(text: &str) -> Rejected {
+    parse_line(text).unwrap().unwrap_err()
+}
+
+#[test]
+fn blank_lines_and_comments_are_skipped() {
+    for line in ["", "   \n", "# a comment", "  # indented"] {
+        assert_eq!(parse_line(line), None, "{line:?}");
+    }
+}
+
+#[test]
+fn a_call_needs_only_a_tool() {
+    assert_eq!(
+        parse_line(r#"{"tool": "resolve"}"#).unwrap().unwrap(),
+        Request {
+            id: None,
+            tool: "resolve".into(),
+            arguments: json!({}),
+        }
+    );
+    assert_eq!(
+        parse_line(r#"{"id": 3, "tool": "t", "arguments": {"a": 1}}"#)
+            .unwrap()
+            .unwrap(),
+        Request {
+            id: Some(json!(3)),
+            tool: "t".into(),
+            arguments: json!({"a": 1}),
+        }
+    );
+}
+
+#[test]
+fn bad_lines_name_the_problem_and_the_line() {
+    assert_eq!(
+        rejected("{nope").on_line(3),
+        "invalid JSON on line 3: key must be a string at line 1 column 2"
+    );
+    assert_eq!(
+        rejected("[1, 2]").on_line(1),
+        r#"invalid tool call on line 1: expected an object like {"tool": NAME, "arguments": {...}}"#
+    );
+    let missing = rejected(r#"{"id": "x", "arguments": {}}"#);
+    assert_eq!(missing.id, Some(json!("x")), "the id is kept for the reply");
+    assert_eq!(
+        missing.on_line(2),
+        "invalid tool call on line 2: missing field `tool`"
+    );
+    assert_eq!(
+        rejected(r#"{"tool": 1}"#).on_line(4),
+        "invalid tool call on line 4: invalid type: integer `1`, expected a string"
+    );
+    assert_eq!(
+        rejected(r#"{"tool": "t", "args": {}}"#).on_line(5),
+        "invalid tool call on line 5: unknown field `args`, expected one of `tool`, `arguments`, `id`"
+    );
+}
+
+#[test]
+fn steps_serialise_in_protocol_order_with_the_pending_count() {
+    let session = Session::new(std::env::temp_dir());
+    session
+        .store()
+        .push(PendingAction::new("Demo: one thing", |_| Ok(ToolOutput::text("done"))).unwrap());
+    let driver = Driver::new(&session);
+    let step = driver.reject(2, Some(json!("id-2")), "invalid JSON on line 2: x".into());
+    assert_eq!(
+        step.to_json_line(),
+        format!(
+            "{{\"line\":2,\"id\":\"id-2\",\"tool\":null,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"invalid JSON on line 2: x\"}}],\"isError\":true}},\"pending\":1,\"toolChoice\":{{\"type\":\"tool\",\"name\":\"resolve\"}},\"reminders\":[{}]}}",
+            serde_json::to_string(PREVIEW_REMINDER).unwrap()
+        )
+    );
+    let applied = driver.call(
+        3,
+        Request {
+            id: None,
+            tool: "resolve".into(),
+            arguments: json!({"action": "apply", "reason": "ok"}),
+        },
+    );
+    assert_eq!(applied.result.text(), "done");
+    assert!(applied.pending.is_empty());
+    assert_eq!(applied.tool_choice, ToolChoice::Auto);
+    assert!(applied.reminders.is_empty());
+}

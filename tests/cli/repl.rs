@@ -1,0 +1,54 @@
+//! `xcsh repl` through a pseudo-terminal: tab completion, a preview, the
+//! pending indicator in the prompt, and `apply`.
+
+#![cfg(unix)]
+
+use std::time::Duration;
+
+use expectrl::{Eof, Expect, Session};
+
+use crate::support::{Env, arg, batch_rename};
+
+#[test]
+fn preview_then_apply_round_trip() {
+    let env = Env::new();
+    env.write("draft.md", "text");
+    let pack = batch_rename();
+    let mut command = env.command(&["repl", "--plugin", arg(&pack)]);
+    command.env("TERM", "xterm");
+    let mut repl = Session::spawn(command).expect("spawn xcsh repl in a pty");
+    repl.set_expect_timeout(Some(Duration::from_secs(30)));
+
+    repl.expect(
+        "xcsh 0.1.0: 3 tools, 1 pack loaded, 0 failed. Type help for commands, Ctrl-D to quit.",
+    )
+    .unwrap();
+    repl.expect("xcsh> ").unwrap();
+
+    // Tab completes the tool name.
+    repl.send("batch_ren\t").unwrap();
+    repl.expect("batch_rename_preview").unwrap();
+    repl.send_line(r#" {"files": ["draft.md"], "rule": {"kind": "regex", "pattern": "^draft", "replacement": "final"}}"#)
+        .unwrap();
+    repl.expect("✓ batch_rename_preview  Batch rename preview (1 file):")
+        .unwrap();
+    repl.expect("draft.md → final.md").unwrap();
+    repl.expect("⏳ 1 pending: Batch Rename: 1 file").unwrap();
+    repl.expect("xcsh [1 pending]> ").unwrap();
+    assert!(
+        env.work().join("draft.md").exists(),
+        "a preview changes nothing"
+    );
+
+    repl.send_line("apply ready to ship").unwrap();
+    repl.expect("✓ resolve  Accept: [Batch Rename] 1 file — reason: ready to ship")
+        .unwrap();
+    repl.expect("Renamed 1 file:").unwrap();
+    repl.expect("xcsh> ").unwrap();
+
+    repl.send_line("exit").unwrap();
+    repl.expect(Eof).unwrap();
+    assert_eq!(env.files(), ["final.md"]);
+    let history = std::fs::read_to_string(env.user_data_dir().join("history.txt")).unwrap();
+    assert!(history.contains("apply ready to ship"), "{history}");
+}

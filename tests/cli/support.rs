@@ -1,0 +1,178 @@
+//! Running `xcsh` in isolation: its own working directory and home, no
+//! inherited plugin path or log settings.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use tempfile::TempDir;
+use xcsh_loader::discover::pack_file_name;
+
+pub use xcsh_test_support::pack_path;
+
+/// The binary under test.
+pub const XCSH: &str = env!("CARGO_BIN_EXE_xcsh");
+
+/// A working directory and a home for one `xcsh` run.
+pub struct Env {
+    pub work: TempDir,
+    pub home: TempDir,
+}
+
+/// What a finished run printed.
+#[derive(Debug)]
+pub struct Output {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Env {
+    pub fn new() -> Self {
+        Self {
+            work: TempDir::new().unwrap(),
+            home: TempDir::new().unwrap(),
+        }
+    }
+
+    pub fn work(&self) -> &Path {
+        self.work.path()
+    }
+
+    /// The user's xcsh config directory as the `dirs` crate finds it under
+    /// this home.
+    pub fn user_config_dir(&self) -> PathBuf {
+        self.user_base("config").join("xcsh")
+    }
+
+    /// The user's xcsh data directory (history, default plugin directory).
+    pub fn user_data_dir(&self) -> PathBuf {
+        self.user_base("data").join("xcsh")
+    }
+
+    #[cfg(target_os = "macos")]
+    fn user_base(&self, _: &str) -> PathBuf {
+        self.home.path().join("Library/Application Support")
+    }
+
+    #[cfg(not(target_os = "macos"))]
+    fn user_base(&self, kind: &str) -> PathBuf {
+        match kind {
+            "config" => self.home.path().join(".config"),
+            _ => self.home.path().join(".local/share"),
+        }
+    }
+
+    /// `xcsh ARGS` in the working directory with an isolated environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(XCSH);
+        command
+            .args(args)
+            .current_dir(self.work())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.user_base("config"))
+            .env("XDG_DATA_HOME", self.user_base("data"))
+            .env_remove("XCSH_PLUGIN_PATH")
+            .env_remove("RUST_LOG");
+        command
+    }
+
+    /// Runs `xcsh ARGS` with `stdin` as standard input.
+    pub fn run(&self, args: &[&str], stdin: &str) -> Output {
+        self.run_command(self.command(args), stdin)
+    }
+
+    pub fn run_command(&self, mut command: Command, stdin: &str) -> Output {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn xcsh");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        Output {
+            code: output.status.code(),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+
+    /// Writes `contents` to `relative` under the working directory.
+    pub fn write(&self, relative: &str, contents: &str) -> PathBuf {
+        write(&self.work().join(relative), contents)
+    }
+
+    /// The file names in the working directory, sorted, dot-files left out.
+    pub fn files(&self) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.work())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| !name.starts_with('.'))
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// Writes `contents` to `path`, creating its directory.
+pub fn write(path: &Path, contents: &str) -> PathBuf {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, contents).unwrap();
+    path.to_path_buf()
+}
+
+/// Copies the built pack `name` into `dir` under its library file name.
+pub fn copy_pack(name: &str, dir: &Path) -> PathBuf {
+    fs::create_dir_all(dir).unwrap();
+    let copy = dir.join(pack_file_name(name));
+    fs::copy(pack_path(name), &copy).unwrap();
+    copy
+}
+
+/// The built batch-rename pack.
+pub fn batch_rename() -> PathBuf {
+    pack_path("batch-rename")
+}
+
+/// `path` as a command-line argument.
+pub fn arg(path: &Path) -> &str {
+    path.to_str().expect("test paths are UTF-8")
+}
+
+/// The canonical form of `path`, as the loader reports loaded packs.
+pub fn canonical(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap()
+}
+
+/// A `batch_rename_preview` call line.
+pub fn preview_line(files: &[&str], rule: serde_json::Value) -> String {
+    serde_json::json!({
+        "tool": "batch_rename_preview",
+        "arguments": {"files": files, "rule": rule},
+    })
+    .to_string()
+}
+
+/// A `resolve` call line.
+pub fn resolve_line(action: &str, reason: &str) -> String {
+    serde_json::json!({
+        "tool": "resolve",
+        "arguments": {"action": action, "reason": reason},
+    })
+    .to_string()
+}
+
+/// The JSON lines of standard output.
+pub fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
