@@ -1,0 +1,199 @@
+//! Figure 4, start-up: `xcsh tools --plugin-dir DIR` as a whole process with
+//! 0, 10 and 100 copies of the benchmark pack in `DIR`: wall time (spawn to
+//! exit) and peak resident set size. The baseline is the same command with
+//! no pack, in the same run.
+//!
+//! Each run is measured by a copy of this benchmark started as a middleman
+//! (`startup __measure PROGRAM ARGS…`): it times the spawn and wait of the
+//! one child it has, then reads the peak RSS of its waited-for children from
+//! `getrusage(RUSAGE_CHILDREN)`, which is that child's. The process runs in
+//! an empty working directory with `HOME` and the XDG directories pointed at
+//! empty ones, so no user config or default plugin directory adds packs.
+//!
+//! Unix only: elsewhere this benchmark says so and stops.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use xcsh_benches::report::{duration, save_section};
+use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
+
+/// Pack counts of the figure.
+const COUNTS: [usize; 3] = [0, 10, 100];
+
+/// Timed runs per count (after one untimed run that warms the page cache).
+const RUNS: usize = 21;
+
+/// Targets for 100 packs: wall time and peak RSS.
+const WALL_TARGET_MS: f64 = 50.0;
+const RSS_TARGET_MIB: f64 = 30.0;
+
+/// One measured run: wall time in nanoseconds, peak RSS in KiB.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    wall_ns: f64,
+    rss_kib: f64,
+}
+
+/// The middleman: runs `program args…` once and prints `wall_ns rss_kib`.
+#[cfg(unix)]
+fn measure(program: &str, args: &[String]) {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let start = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run the measured program");
+    let wall = start.elapsed();
+    assert!(status.success(), "{program} failed: {status}");
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    // Linux reports ru_maxrss in KiB, macOS in bytes.
+    let rss_kib = if cfg!(target_vendor = "apple") {
+        usage.max_rss() / 1024
+    } else {
+        usage.max_rss()
+    };
+    println!("{} {rss_kib}", wall.as_nanos());
+}
+
+#[cfg(not(unix))]
+fn measure(_program: &str, _args: &[String]) {
+    panic!("the start-up benchmark measures peak RSS with getrusage: Unix only");
+}
+
+/// Runs `xcsh tools --plugin-dir dir` through the middleman.
+fn run_once(xcsh: &Path, dir: &Path, home: &Path) -> Run {
+    let me = std::env::current_exe().expect("this benchmark's path");
+    let output = Command::new(me)
+        .arg("__measure")
+        .arg(xcsh)
+        .arg("tools")
+        .arg("--plugin-dir")
+        .arg(dir)
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env_remove("XCSH_PLUGIN_PATH")
+        .env_remove("RUST_LOG")
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run the measuring middleman");
+    assert!(
+        output.status.success(),
+        "measuring failed: {}",
+        output.status
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>());
+    match (fields.next(), fields.next()) {
+        (Some(Ok(wall_ns)), Some(Ok(rss_kib))) => Run { wall_ns, rss_kib },
+        _ => panic!("unexpected middleman output: {text:?}"),
+    }
+}
+
+/// How many tools `xcsh tools` lists with the packs of `dir` (a sanity
+/// check that the copies really load).
+fn listed_tools(xcsh: &Path, dir: &Path, home: &Path) -> usize {
+    let output = Command::new(xcsh)
+        .arg("tools")
+        .arg("--plugin-dir")
+        .arg(dir)
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env_remove("XCSH_PLUGIN_PATH")
+        .output()
+        .expect("run xcsh tools");
+    assert!(output.status.success(), "xcsh tools failed: {output:?}");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|line| line.trim_start().starts_with("noop_"))
+        .count()
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("__measure") {
+        measure(&args[2], &args[3..]);
+        return;
+    }
+    // `cargo bench -- NAME` passes NAME to every benchmark: run only when
+    // it names this one (or nothing is named).
+    let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
+    if !filters.is_empty() && !filters.iter().any(|f| "startup".contains(f.as_str())) {
+        return;
+    }
+    let Some(xcsh) = xcsh_binary() else {
+        save_section(
+            "4-startup",
+            "### 4. Start-up\n\nNot measured: the `xcsh` binary did not build.\n",
+        );
+        return;
+    };
+    let pack = bench_pack_path();
+    let home = tempfile::tempdir().expect("an empty home directory");
+
+    let mut results = Vec::new();
+    for count in COUNTS {
+        let copies = PackCopies::new(pack, count);
+        let tools = listed_tools(&xcsh, copies.dir(), home.path());
+        assert_eq!(tools, count, "every copy's noop is listed");
+        let runs: Vec<Run> = (0..RUNS)
+            .map(|_| run_once(&xcsh, copies.dir(), home.path()))
+            .collect();
+        let wall = median(runs.iter().map(|r| r.wall_ns).collect());
+        let rss = median(runs.iter().map(|r| r.rss_kib).collect());
+        let max_rss = runs.iter().map(|r| r.rss_kib).fold(0.0, f64::max);
+        println!(
+            "startup/{count} packs: wall {} (median of {RUNS}), peak RSS {:.1} MiB (max {:.1})",
+            duration(wall),
+            rss / 1024.0,
+            max_rss / 1024.0
+        );
+        results.push((count, wall, rss, max_rss));
+    }
+
+    let (_, base_wall, base_rss, _) = results[0];
+    let mut table = String::from(
+        "| packs | wall (median) | × no packs | peak RSS (median) | max | × no packs | target | verdict |\n\
+         | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n",
+    );
+    for &(count, wall, rss, max_rss) in &results {
+        let (target, verdict) = if count == 100 {
+            let met = wall / 1e6 <= WALL_TARGET_MS && max_rss / 1024.0 <= RSS_TARGET_MIB;
+            (
+                format!("≤ {WALL_TARGET_MS} ms, ≤ {RSS_TARGET_MIB} MiB"),
+                if met { "met" } else { "**missed**" },
+            )
+        } else {
+            ("—".to_owned(), "—")
+        };
+        table.push_str(&format!(
+            "| {count} | {} | {:.2}× | {:.1} MiB | {:.1} MiB | {:.2}× | {target} | {verdict} |\n",
+            duration(wall),
+            wall / base_wall,
+            rss / 1024.0,
+            max_rss / 1024.0,
+            rss / base_rss,
+        ));
+    }
+    save_section(
+        "4-startup",
+        &format!(
+            "### 4. Start-up\n\n`xcsh tools --plugin-dir DIR` as a whole process, DIR holding N \
+             copies of the benchmark pack (3 tools each); median of {RUNS} runs after a warm-up \
+             run, against the same command with no pack (baseline).\n\n{table}"
+        ),
+    );
+}

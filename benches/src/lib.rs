@@ -1,0 +1,25 @@
+//! Support for xcsh's benchmarks: building the packs (and the agent) they
+//! load, fresh copies of a pack for load benchmarks, the call arguments they
+//! send, and the report that sets each figure beside its baseline.
+//!
+//! The benchmarks themselves live in `benches/`:
+//!
+//! | bench | figure | baseline, same run |
+//! | --- | --- | --- |
+//! | `load` | open, check, call factories, register tools of 1/10/100 packs | `dlopen` + root-symbol lookup of the same number of copies |
+//! | `call` | one tool call through the session, and through the ABI alone | the same tool code called directly |
+//! | `resolve` | a pack pushes an action, `resolve` applies it | bare store push + pop |
+//! | `startup` | `xcsh tools` with 0/10/100 packs, wall time and peak RSS | `xcsh tools` with no pack |
+//!
+//! Run them all with `benches/run.sh` (see `BENCHMARKS.md`). Nothing here
+//! is for use outside the benchmarks.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod arguments;
+pub mod build;
+pub mod copies;
+pub mod report;
+
+pub use build::{bench_pack_path, profile_dir, target_dir, xcsh_binary};
+pub use copies::PackCopies;
