@@ -4,14 +4,55 @@
 //! its session here, so they all see the same tools in the same order.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use xcsh_core::{RESOLVE_TOOL_NAME, RegistryError, Session};
-use xcsh_loader::{LoadReport, LoadedPack, load_packs};
+use xcsh_loader::{HostBinding, LoadReport, LoadedPack, PackLoader, TrustPolicy};
 
-use crate::sources::{Discovery, SourceWarning};
+use crate::sources::{Discovery, Settings, SourceWarning};
+
+/// How long a pack tool call may run unless configured otherwise.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How a session runs pack code.
+#[derive(Clone, Debug)]
+pub struct RunPolicy {
+    /// Which pack files may be opened.
+    pub trust: TrustPolicy,
+    /// When to give up on a pack call; `None` never does.
+    pub tool_timeout: Option<Duration>,
+}
+
+impl Default for RunPolicy {
+    fn default() -> Self {
+        Self {
+            trust: TrustPolicy::new(),
+            tool_timeout: Some(DEFAULT_TOOL_TIMEOUT),
+        }
+    }
+}
+
+impl RunPolicy {
+    /// The policy from the command line's timeout (which wins) and the
+    /// config files' settings. A timeout of zero means no limit.
+    pub fn new(flag_timeout: Option<Duration>, settings: &Settings) -> Self {
+        let timeout = flag_timeout
+            .or(settings.tool_timeout)
+            .unwrap_or(DEFAULT_TOOL_TIMEOUT);
+        let mut trust = TrustPolicy::new();
+        if let Some(allow) = &settings.allow_list {
+            trust = trust.with_allow_list(allow.iter().cloned());
+        }
+        Self {
+            trust,
+            tool_timeout: (!timeout.is_zero()).then_some(timeout),
+        }
+    }
+}
 
 /// A session in `cwd` with the built-in tools registered, then the packs at
-/// `packs` loaded (so built-ins win name conflicts, then the first pack).
+/// `packs` loaded under `policy` (so built-ins win name conflicts, then the
+/// first pack).
 ///
 /// # Errors
 ///
@@ -19,10 +60,17 @@ use crate::sources::{Discovery, SourceWarning};
 pub fn start_session(
     cwd: &Path,
     packs: &[PathBuf],
+    policy: &RunPolicy,
 ) -> Result<(Session, LoadReport), RegistryError> {
     let session = Session::new(cwd);
     xcsh_ast_edit::register_builtins(&session)?;
-    let report = load_packs(&session, packs);
+    let mut binding = HostBinding::for_session(&session);
+    if let Some(limit) = policy.tool_timeout {
+        binding = binding.with_call_timeout(limit);
+    }
+    let report = PackLoader::new()
+        .with_trust(policy.trust.clone())
+        .load(&session, &binding, packs);
     Ok((session, report))
 }
 
@@ -52,8 +100,12 @@ impl Agent {
     /// # Errors
     ///
     /// See [`start_session`].
-    pub fn start(cwd: &Path, discovery: Discovery) -> Result<Self, RegistryError> {
-        let (session, report) = start_session(cwd, &discovery.packs)?;
+    pub fn start(
+        cwd: &Path,
+        discovery: Discovery,
+        policy: &RunPolicy,
+    ) -> Result<Self, RegistryError> {
+        let (session, report) = start_session(cwd, &discovery.packs, policy)?;
         Ok(Self {
             session,
             report,
@@ -99,9 +151,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_flag_wins_over_the_config_and_zero_means_no_limit() {
+        let settings = Settings {
+            tool_timeout: Some(Duration::from_secs(5)),
+            allow_list: None,
+        };
+        assert_eq!(
+            RunPolicy::new(None, &Settings::default()).tool_timeout,
+            Some(DEFAULT_TOOL_TIMEOUT)
+        );
+        assert_eq!(
+            RunPolicy::new(None, &settings).tool_timeout,
+            Some(Duration::from_secs(5))
+        );
+        assert_eq!(
+            RunPolicy::new(Some(Duration::from_secs(1)), &settings).tool_timeout,
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(
+            RunPolicy::new(Some(Duration::ZERO), &settings).tool_timeout,
+            None
+        );
+    }
+
+    #[test]
     fn builtins_are_registered_before_any_pack() {
         let dir = tempfile::tempdir().unwrap();
-        let (session, report) = start_session(dir.path(), &[]).unwrap();
+        let (session, report) = start_session(dir.path(), &[], &RunPolicy::default()).unwrap();
         let names: Vec<String> = session
             .tools()
             .iter()
@@ -121,6 +197,7 @@ mod tests {
                 packs: vec![missing],
                 warnings: vec![],
             },
+            &RunPolicy::default(),
         )
         .unwrap();
         assert_eq!(agent.report.failures.len(), 1);

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use clap::Parser as _;
 use tracing::Level;
 
-use crate::agent::Agent;
+use crate::agent::{Agent, RunPolicy};
 use crate::cli::{Cli, Command};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
 use crate::{repl, run, tools};
@@ -29,12 +29,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
 
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let env = std::env::var_os(PLUGIN_PATH_ENV);
-    let sources = sources::collect(cli.packs(), &cwd, env.as_deref(), &UserDirs::from_os())?;
-    let discovery = sources::discover(&sources);
+    let collected = sources::collect(cli.packs(), &cwd, env.as_deref(), &UserDirs::from_os())?;
+    let discovery = sources::discover(&collected.sources);
     for warning in &discovery.warnings {
         tracing::warn!("{warning}");
     }
-    let agent = Agent::start(&cwd, discovery).context("cannot register the built-in tools")?;
+    let policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings);
+    let agent =
+        Agent::start(&cwd, discovery, &policy).context("cannot register the built-in tools")?;
 
     match &cli.command {
         Command::Tools(args) => tools::run(&agent, args)?,

@@ -52,6 +52,19 @@ pub struct PackArgs {
     /// Load every tool pack library directly inside DIR (repeatable).
     #[arg(long = "plugin-dir", value_name = "DIR")]
     pub plugin_dirs: Vec<PathBuf>,
+
+    /// Give up on a tool pack call after SECONDS (0: never). Default: the
+    /// config's tool_timeout_secs, else 300.
+    #[arg(long = "tool-timeout", value_name = "SECONDS", value_parser = parse_seconds)]
+    pub tool_timeout: Option<std::time::Duration>,
+}
+
+/// A non-negative number of seconds.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
+        .ok_or_else(|| format!("expected a number of seconds, 0 or more, not {text:?}"))
 }
 
 /// The subcommands.

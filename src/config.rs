@@ -3,10 +3,16 @@
 //! ```toml
 //! plugins = ["packs/libbatch_rename.so"]   # library files
 //! plugin_dirs = ["/opt/xcsh/packs"]        # every library directly inside
+//! tool_timeout_secs = 300                  # give up on a pack call (0: never)
+//!
+//! # Optional: load only these packs, each pinned to its SHA-256.
+//! [allow_list]
+//! "packs/libbatch_rename.so" = "9f86d081884c7d65…"
 //! ```
 //!
 //! Relative paths resolve against the directory holding the config file.
 
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -19,7 +25,7 @@ pub const CONFIG_FILE_NAME: &str = "config.toml";
 
 /// One config file's contents. Unknown keys are refused, so a typo such as
 /// `plugin = …` is an error rather than silently loading nothing.
-#[derive(Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// Tool pack library files.
@@ -28,6 +34,12 @@ pub struct Config {
     /// Directories whose libraries are all loaded.
     #[serde(default)]
     pub plugin_dirs: Vec<PathBuf>,
+    /// Seconds before the host gives up on a pack tool call (0: never).
+    #[serde(default)]
+    pub tool_timeout_secs: Option<f64>,
+    /// When present, only these packs load, each with this SHA-256 (hex).
+    #[serde(default)]
+    pub allow_list: Option<BTreeMap<PathBuf, String>>,
 }
 
 impl Config {
@@ -75,6 +87,12 @@ impl Config {
         Self {
             plugins: self.plugins.iter().map(|p| base.join(p)).collect(),
             plugin_dirs: self.plugin_dirs.iter().map(|p| base.join(p)).collect(),
+            tool_timeout_secs: self.tool_timeout_secs,
+            allow_list: self.allow_list.map(|list| {
+                list.into_iter()
+                    .map(|(path, hash)| (base.join(path), hash))
+                    .collect()
+            }),
         }
     }
 }
@@ -95,7 +113,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected `plugins` or `plugin_dirs`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),

@@ -11,6 +11,10 @@ use crate::cli::RunArgs;
 use crate::render;
 use crate::script::{Driver, Step, parse_line};
 
+/// The longest input line read into memory; a longer one is skipped
+/// (streamed past, not buffered) with an error result.
+pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
 /// Runs the script of `args` in `agent`'s session, writing one JSON line
 /// (or, with `--pretty`, a rendered block) per call to standard output.
 /// Lines are handled as they arrive, so a driver can converse through pipes.
@@ -40,16 +44,27 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
     let mut line = 0;
     loop {
         buffer.clear();
-        if input
-            .read_until(b'\n', &mut buffer)
-            .context("cannot read the script")?
-            == 0
-        {
-            break;
-        }
-        line += 1;
-        let Some(step) = step(&driver, line, &buffer) else {
-            continue;
+        let read = read_line(&mut input, &mut buffer).context("cannot read the script")?;
+        let step = match read {
+            LineRead::End => break,
+            LineRead::Line => {
+                line += 1;
+                match step(&driver, line, &buffer) {
+                    Some(step) => step,
+                    None => continue,
+                }
+            }
+            LineRead::TooLong => {
+                line += 1;
+                driver.reject(
+                    line,
+                    None,
+                    format!(
+                        "line {line} is longer than {} MiB; skipped",
+                        MAX_LINE_BYTES / (1024 * 1024)
+                    ),
+                )
+            }
         };
         if args.pretty {
             writeln!(out, "{}", render::step(&step))?;
@@ -67,6 +82,47 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// What [`read_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum LineRead {
+    /// A line is in the buffer.
+    Line,
+    /// A line over [`MAX_LINE_BYTES`] was skipped.
+    TooLong,
+    /// End of input.
+    End,
+}
+
+/// Reads one line into `buffer`, holding at most [`MAX_LINE_BYTES`] of it:
+/// the rest of a longer line is consumed without being stored.
+fn read_line(input: &mut dyn BufRead, buffer: &mut Vec<u8>) -> io::Result<LineRead> {
+    let limit = MAX_LINE_BYTES as u64 + 1;
+    let read = io::Read::take(&mut *input, limit).read_until(b'\n', buffer)?;
+    if read == 0 {
+        return Ok(LineRead::End);
+    }
+    if buffer.len() <= MAX_LINE_BYTES || buffer.ends_with(b"\n") {
+        return Ok(LineRead::Line);
+    }
+    buffer.clear();
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(LineRead::TooLong);
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(end) => {
+                input.consume(end + 1);
+                return Ok(LineRead::TooLong);
+            }
+            None => {
+                let len = chunk.len();
+                input.consume(len);
+            }
+        }
+    }
 }
 
 /// The step for input line `line`, `None` for blank and comment lines.
@@ -88,4 +144,38 @@ fn step(driver: &Driver<'_>, line: usize, bytes: &[u8]) -> Option<Step> {
             driver.reject(line, rejected.id, message)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::*;
+
+    #[test]
+    fn an_over_long_line_is_skipped_without_losing_the_next() {
+        let mut text = vec![b'x'; MAX_LINE_BYTES + 10];
+        text.extend_from_slice(b"\nnext\n");
+        let mut input = Cursor::new(text);
+        let mut buffer = Vec::new();
+        assert_eq!(
+            read_line(&mut input, &mut buffer).unwrap(),
+            LineRead::TooLong
+        );
+        assert!(buffer.is_empty());
+        assert_eq!(read_line(&mut input, &mut buffer).unwrap(), LineRead::Line);
+        assert_eq!(buffer, b"next\n");
+        buffer.clear();
+        assert_eq!(read_line(&mut input, &mut buffer).unwrap(), LineRead::End);
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_is_read() {
+        let mut text = vec![b'y'; MAX_LINE_BYTES];
+        text.push(b'\n');
+        let mut input = Cursor::new(text);
+        let mut buffer = Vec::new();
+        assert_eq!(read_line(&mut input, &mut buffer).unwrap(), LineRead::Line);
+        assert_eq!(buffer.len(), MAX_LINE_BYTES + 1);
+    }
 }

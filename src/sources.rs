@@ -14,6 +14,7 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use xcsh_loader::discover::pack_files_in;
 
@@ -96,7 +97,27 @@ impl UserDirs {
     }
 }
 
-/// Every source, in load order. `env` is the value of [`PLUGIN_PATH_ENV`].
+/// How pack code may run, from the config files.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// The first config's `tool_timeout_secs` (the working directory's
+    /// wins over the user's).
+    pub tool_timeout: Option<Duration>,
+    /// Every config's `allow_list` entries; `None` when no config has one.
+    pub allow_list: Option<Vec<(PathBuf, String)>>,
+}
+
+/// The sources, in load order, and the settings of the config files read.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Collected {
+    /// Every source, in load order.
+    pub sources: Vec<Source>,
+    /// Settings from the config files.
+    pub settings: Settings,
+}
+
+/// Every source, in load order, and the config files' settings. `env` is
+/// the value of [`PLUGIN_PATH_ENV`].
 ///
 /// # Errors
 ///
@@ -106,7 +127,7 @@ pub fn collect(
     cwd: &Path,
     env: Option<&OsStr>,
     user: &UserDirs,
-) -> anyhow::Result<Vec<Source>> {
+) -> anyhow::Result<Collected> {
     let source = |path: &Path, origin: Origin, expect| Source {
         path: cwd.join(path),
         origin,
@@ -128,6 +149,7 @@ pub fn collect(
     let mut configs = vec![project.join(CONFIG_FILE_NAME)];
     configs.extend(user.config.as_ref().map(|d| d.join(CONFIG_FILE_NAME)));
     let mut seen = HashSet::new();
+    let mut settings = Settings::default();
     for path in configs {
         if !seen.insert(canonical(&path)) {
             continue;
@@ -137,6 +159,22 @@ pub fn collect(
             continue;
         };
         tracing::info!(path = %path.display(), "read config file");
+        if settings.tool_timeout.is_none()
+            && let Some(secs) = config.tool_timeout_secs
+        {
+            settings.tool_timeout = Some(Duration::try_from_secs_f64(secs).map_err(|_| {
+                anyhow::anyhow!(
+                    "invalid config file {}: tool_timeout_secs must be a number of seconds, 0 or more",
+                    path.display()
+                )
+            })?);
+        }
+        if let Some(allow) = config.allow_list {
+            settings
+                .allow_list
+                .get_or_insert_with(Vec::new)
+                .extend(allow);
+        }
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));
@@ -152,7 +190,7 @@ pub fn collect(
     for dir in defaults.into_iter().flatten() {
         sources.push(source(&dir, Origin::DefaultDir, Expect::Dir));
     }
-    Ok(sources)
+    Ok(Collected { sources, settings })
 }
 
 /// Why a source gave no packs.

@@ -34,7 +34,9 @@ impl Fixture {
     }
 
     fn collect(&self, args: &PackArgs, env: Option<&str>) -> Vec<Source> {
-        collect(args, self.cwd.path(), env.map(OsStr::new), &self.user()).unwrap()
+        collect(args, self.cwd.path(), env.map(OsStr::new), &self.user())
+            .unwrap()
+            .sources
     }
 }
 
@@ -58,6 +60,7 @@ fn sources_come_in_the_documented_order() {
     let args = PackArgs {
         plugins: vec!["f.so".into()],
         plugin_dirs: vec!["fd".into()],
+        ..PackArgs::default()
     };
     let env = std::env::join_paths(["e1", "", "e2"]).unwrap();
     let sources = fx.collect(&args, env.to_str());
@@ -126,6 +129,7 @@ fn directories_give_their_libraries_and_files_give_themselves() {
     let args = PackArgs {
         plugins: vec![single.clone()],
         plugin_dirs: vec!["packs".into()],
+        ..PackArgs::default()
     };
     let discovery = discover(&fx.collect(&args, None));
     assert_eq!(discovery.packs, [single, a, b]);
@@ -139,6 +143,7 @@ fn the_same_file_from_two_sources_is_listed_once() {
     let args = PackArgs {
         plugins: vec![pack.clone(), "packs/../packs/".to_owned().into()],
         plugin_dirs: vec!["packs".into()],
+        ..PackArgs::default()
     };
     let env = fx.cwd.path().join("packs");
     let discovery = discover(&fx.collect(&args, env.to_str()));
@@ -155,6 +160,7 @@ fn missing_and_mistyped_paths_are_warnings() {
     let args = PackArgs {
         plugins: vec!["missing.so".into(), "dir".into()],
         plugin_dirs: vec!["nodir".into(), "lib.so".into()],
+        ..PackArgs::default()
     };
     let env = std::env::join_paths([fx.cwd.path().join("gone"), file.clone()]).unwrap();
     let discovery = discover(&fx.collect(&args, env.to_str()));

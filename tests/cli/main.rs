@@ -3,6 +3,7 @@
 //! `xcsh_test_support`), in temporary working and home directories.
 
 mod discovery;
+mod hardening;
 mod repl;
 mod run;
 mod support;

@@ -47,53 +47,63 @@ fn build_all() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let profile = profile_dir();
-        let target_dir = profile.parent().expect("profile dir has a parent");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = Command::new(cargo);
-        command
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .arg("build")
-            .arg("--quiet")
-            .arg("--target-dir")
-            .arg(target_dir);
+        let mut main = cargo_build(&profile, env!("CARGO_MANIFEST_DIR").as_ref());
         for pack in PACKS {
-            command.args(["-p", pack]);
+            main.args(["-p", pack]);
         }
-        command.args(["-p", "xcsh-plugin-api", "--lib", "--example", EXAMPLE_PACK]);
-        if profile.file_name().is_some_and(|n| n == "release") {
-            command.arg("--release");
-        }
-        let status = command.status().expect("run cargo build for the packs");
-        assert!(status.success(), "building the tool packs failed: {status}");
+        main.args(["-p", "xcsh-plugin-api", "--lib", "--example", EXAMPLE_PACK]);
+        run(main, "the tool packs");
 
         // The compat workspace is separate (it holds a second, frozen
         // `xcsh-plugin-api`), but shares the target directory so shared
         // dependencies build once.
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut compat = Command::new(cargo);
-        compat
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("compat"))
-            .args([
-                "build",
-                "--quiet",
-                "--locked",
-                "-p",
-                COMPAT_PACK,
-                "--target-dir",
-            ])
-            .arg(target_dir);
-        if profile.file_name().is_some_and(|n| n == "release") {
-            compat.arg("--release");
-        }
-        let status = compat
-            .status()
-            .expect("run cargo build for the compat pack");
-        assert!(
-            status.success(),
-            "building the compat pack failed: {status}"
-        );
+        let compat_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("compat");
+        let mut compat = cargo_build(&profile, &compat_dir);
+        compat.args(["--locked", "-p", COMPAT_PACK]);
+        run(compat, "the compat pack");
         profile
     })
+}
+
+/// `cargo build` into the target directory, profile and target triple
+/// that `profile` (`target/debug`, or `target/<triple>/release` after a
+/// `--target` build) belongs to, so a nested build reuses the outer build's
+/// artifacts and flags.
+fn cargo_build(profile: &Path, workspace: &Path) -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.current_dir(workspace).args(["build", "--quiet"]);
+    let mut target_dir = profile.parent().expect("profile dir has a parent");
+    // A `--target` build nests profiles under a triple directory, itself
+    // inside the target directory (which cargo marks with CACHEDIR.TAG).
+    let triple = target_dir
+        .file_name()
+        .and_then(|name| name.to_str())
+        .filter(|name| name.contains('-'))
+        .filter(|_| {
+            target_dir
+                .parent()
+                .is_some_and(|p| p.join("CACHEDIR.TAG").exists())
+        });
+    if let Some(triple) = triple {
+        command.args(["--target", triple]);
+        target_dir = target_dir.parent().expect("triple dir has a parent");
+    }
+    command.arg("--target-dir").arg(target_dir);
+    if profile.file_name().is_some_and(|name| name == "release") {
+        command.arg("--release");
+    }
+    command
+}
+
+fn run(mut command: Command, what: &str) {
+    let status = command
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run cargo to build {what}: {e}"));
+    assert!(
+        status.success(),
+        "building {what} failed ({status}): {command:?}"
+    );
 }
 
 /// The built library of pack crate `name` (one of [`PACKS`]).

@@ -25,6 +25,20 @@ pub struct ArgumentValidator {
 /// At most this many schema violations are named in one error.
 const MAX_REPORTED: usize = 3;
 
+/// Each violation's text is cut to this many characters: the validator
+/// quotes the offending value, which may be megabytes long.
+const MAX_VIOLATION_CHARS: usize = 300;
+
+fn shorten(text: String) -> String {
+    if text.chars().count() <= MAX_VIOLATION_CHARS {
+        return text;
+    }
+    text.chars()
+        .take(MAX_VIOLATION_CHARS - 1)
+        .collect::<String>()
+        + "…"
+}
+
 impl ArgumentValidator {
     /// Compiles `schema`, which must be an object schema.
     ///
@@ -60,11 +74,11 @@ impl ArgumentValidator {
             total += 1;
             if parts.len() < MAX_REPORTED {
                 let path = error.instance_path().to_string();
-                parts.push(if path.is_empty() {
+                parts.push(shorten(if path.is_empty() {
                     error.to_string()
                 } else {
                     format!("{path}: {error}")
-                });
+                }));
             }
         }
         if total > parts.len() {
@@ -125,6 +139,19 @@ mod tests {
             "\"reason\" is a required property",
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_huge_offending_value_is_not_echoed_whole() {
+        let v = ArgumentValidator::new(&schema()).unwrap();
+        let huge = "z".repeat(1 << 20);
+        let err = v
+            .validate(&json!({"action": huge, "reason": "ok"}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("/action: \"zzz"), "{}", &err[..40]);
+        assert_eq!(err.chars().count(), MAX_VIOLATION_CHARS);
+        assert!(err.ends_with('…'));
     }
 
     #[test]
