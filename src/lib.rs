@@ -1,0 +1,24 @@
+//! The `xcsh` agent as a library: everything the `xcsh` binary does, one
+//! module per concern, so that front ends (the CLI, the MCP server), the
+//! benchmarks and the fuzz targets share one implementation.
+//!
+//! - [`sources`] and [`config`]: where tool packs come from;
+//! - [`agent`]: a session with the built-ins first, then the packs;
+//! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
+//! - [`tools`], [`run`], [`repl`]: the subcommands; [`render`]: `--pretty`;
+//! - [`app`]: the whole command line, start to finish.
+//!
+//! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
+#![forbid(unsafe_code)]
+
+pub mod agent;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod logging;
+pub mod render;
+pub mod repl;
+pub mod run;
+pub mod script;
+pub mod sources;
+pub mod tools;
