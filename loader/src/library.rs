@@ -43,8 +43,12 @@ impl PackLibrary {
         if let Some(&library) = lock_opened().get(&path) {
             return Ok(library);
         }
-        let library: &'static PackLibrary = Box::leak(Box::new(Self::open_uncached(&path)?));
-        Ok(*lock_opened().entry(path).or_insert(library))
+        let opened = Self::open_uncached(&path)?;
+        // Another thread may have opened the same file meanwhile: keep the
+        // first, so exactly one PackLibrary per file is leaked.
+        Ok(*lock_opened()
+            .entry(path)
+            .or_insert_with(|| Box::leak(Box::new(opened))))
     }
 
     fn open_uncached(path: &Path) -> Result<Self, LoadError> {
