@@ -43,3 +43,17 @@ pub use load::{PackLoader, load_packs, load_packs_with};
 pub use pack_tool::PackTool;
 pub use report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
 pub use trust::{TrustPolicy, sha256_hex};
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn public_types_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<crate::PackTool>();
+        assert_send_sync::<crate::PackLibrary>();
+        assert_send_sync::<crate::HostBinding>();
+        assert_send_sync::<crate::LoadReport>();
+        assert_send_sync::<crate::LoadError>();
+        assert_send_sync::<crate::TrustPolicy>();
+    }
+}
