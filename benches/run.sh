@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 
-rm -f "$target"/xcsh-bench/[0-9]-*.md
+rm -f "$target"/xcsh-bench/[0-9]*.md
 cargo bench -p xcsh-benches "$@"
 
 report="$target/xcsh-bench/report.md"
@@ -20,7 +20,7 @@ report="$target/xcsh-bench/report.md"
     echo "- load average (1/5/15 min) before the run: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
     echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo "- command: \`benches/run.sh\`"
-    for section in "$target"/xcsh-bench/[0-9]-*.md; do
+    for section in "$target"/xcsh-bench/[0-9]*.md; do
         echo
         cat "$section"
     done

@@ -7,6 +7,7 @@
 //! | bench | figure | baseline, same run |
 //! | --- | --- | --- |
 //! | `load` | open, check, call factories, register tools of 1/10/100 packs | `dlopen` + root-symbol lookup of the same number of copies |
+//! | `load_fresh` | the same, each load in a fresh process | `dlopen` + root-symbol lookup of the same files, in a fresh process |
 //! | `call` | one tool call through the session, and through the ABI alone | the same tool code called directly |
 //! | `resolve` | a pack pushes an action, `resolve` applies it | bare store push + pop |
 //! | `startup` | `xcsh tools` with 0/10/100 packs, wall time and peak RSS | `xcsh tools` with no pack |
