@@ -1,5 +1,6 @@
 //! What the binary does, start to finish: parse the command line, set up
-//! logging, find and load tool packs, run the subcommand.
+//! logging, find and load tool packs (before anything is served), run the
+//! subcommand.
 
 use std::process::ExitCode;
 
@@ -10,7 +11,7 @@ use tracing::Level;
 use crate::agent::{Agent, RunPolicy};
 use crate::cli::{Cli, Command};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{repl, run, tools};
+use crate::{mcp, repl, run, tools};
 
 /// Runs the command line of this process.
 ///
@@ -23,7 +24,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     // everything twice.
     let quiet_level = match cli.command {
         Command::Tools(_) => Level::ERROR,
-        Command::Run(_) | Command::Repl(_) => Level::WARN,
+        Command::Run(_) | Command::Repl(_) | Command::Mcp(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
 
@@ -42,6 +43,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Tools(args) => tools::run(&agent, args)?,
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
+        Command::Mcp(_) => mcp::serve(agent)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -36,6 +36,7 @@ impl Cli {
             Command::Tools(args) => &args.packs,
             Command::Run(args) => &args.packs,
             Command::Repl(args) => &args.packs,
+            Command::Mcp(args) => &args.packs,
         }
     }
 }
@@ -77,6 +78,10 @@ pub enum Command {
     Run(RunArgs),
     /// An interactive session with line editing, history and completion.
     Repl(ReplArgs),
+    /// Serve the tools to a Model Context Protocol client over standard
+    /// input and output (one session; `resolve` listed while anything is
+    /// pending).
+    Mcp(McpArgs),
 }
 
 /// Options of `xcsh tools`.
@@ -116,6 +121,14 @@ pub struct RunArgs {
 /// Options of `xcsh repl`.
 #[derive(Debug, Args)]
 pub struct ReplArgs {
+    /// Tool packs to load.
+    #[command(flatten)]
+    pub packs: PackArgs,
+}
+
+/// Options of `xcsh mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
     /// Tool packs to load.
     #[command(flatten)]
     pub packs: PackArgs,

@@ -5,7 +5,7 @@
 //! - [`sources`] and [`config`]: where tool packs come from;
 //! - [`agent`]: a session with the built-ins first, then the packs;
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
-//! - [`tools`], [`run`], [`repl`]: the subcommands; [`render`]: `--pretty`;
+//! - [`tools`], [`run`], [`repl`], [`mcp`]: the subcommands; [`render`]: `--pretty`;
 //! - [`app`]: the whole command line, start to finish.
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
@@ -16,6 +16,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod logging;
+pub mod mcp;
 pub mod render;
 pub mod repl;
 pub mod run;

@@ -1,0 +1,109 @@
+//! `xcsh mcp`: the session's tools served to any Model Context Protocol
+//! client over standard input and output (one connection, one session).
+//!
+//! - `tools/list` lists the offered tools with their JSON schemas, labels
+//!   as titles and hints as annotations; `resolve` only while something is
+//!   pending, with `notifications/tools/list_changed` whenever that changes.
+//! - `tools/call` runs the tool in the session, one call at a time. A call
+//!   that pushed a pending action ends with the preview reminder
+//!   ([`xcsh_core::PREVIEW_REMINDER`]) as its last text block. Tool errors
+//!   (unknown tool, invalid arguments, failures) are results with
+//!   `isError`; malformed requests are JSON-RPC errors.
+//! - When the client goes away with actions pending, each is discarded
+//!   through its reject code and logged ([`discard::discard_pending`]):
+//!   nothing is applied without `resolve`.
+//!
+//! The protocol is `rmcp`'s: every revision it knows, 2024-11-05 through
+//! 2026-07-28; clients that open with `initialize` get 2025-11-25 or the
+//! revision they ask for.
+
+pub mod convert;
+pub mod discard;
+pub mod notify;
+pub mod server;
+pub mod stdio;
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use rmcp::ServiceExt as _;
+
+use crate::agent::Agent;
+use server::XcshServer;
+
+/// Serves `agent`'s session over standard input and output until the
+/// client disconnects, then discards whatever is still pending.
+///
+/// # Errors
+///
+/// The async runtime cannot start.
+pub fn serve(agent: Agent) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let server = XcshServer::new(Arc::new(agent));
+    runtime.block_on(serve_stdio(server));
+    Ok(())
+}
+
+/// Serves one connection on standard input and output, then ends the session.
+async fn serve_stdio(server: XcshServer) {
+    let tools = server.agent().session.offered_tools().len();
+    tracing::info!("serving {tools} tools over MCP on standard input and output");
+    let watcher = server.watch_pushes();
+    let (input, output) = rmcp::transport::stdio_pipes();
+    let (input, closed) = stdio::WatchEof::new(input);
+    let server = server.ending_with(closed);
+    tokio::select! {
+        () = serve_until_closed(server.clone(), input, output) => {}
+        () = terminated() => tracing::info!("stopped by a signal"),
+    }
+    drop(watcher);
+    end_session(&server).await;
+}
+
+/// Runs the protocol until the client disconnects.
+async fn serve_until_closed(
+    server: XcshServer,
+    input: stdio::WatchEof<rmcp::transport::StdioReader>,
+    output: rmcp::transport::StdioWriter,
+) {
+    match server.serve((input, output)).await {
+        Ok(running) => match running.waiting().await {
+            Ok(reason) => tracing::info!(?reason, "MCP client disconnected"),
+            Err(error) => tracing::error!(%error, "the MCP service task failed"),
+        },
+        Err(error) => tracing::info!(%error, "the MCP client left before the session began"),
+    }
+}
+
+/// Resolves on Ctrl-C, or on SIGTERM where there is one: a client that
+/// stops its server that way still gets every pending action discarded.
+async fn terminated() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Waits for the call in progress, then discards what is still pending.
+async fn end_session(server: &XcshServer) {
+    let _no_more_calls = server.stop_calls().await;
+    let agent = Arc::clone(server.agent());
+    let discarded =
+        tokio::task::spawn_blocking(move || discard::discard_pending(agent.session.store())).await;
+    if let Err(error) = discarded {
+        tracing::error!(%error, "discarding pending actions failed");
+    }
+}
