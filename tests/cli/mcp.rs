@@ -1,0 +1,197 @@
+//! `xcsh mcp` driven by a real MCP client the project does not implement:
+//! the official Python SDK (`mcp` on PyPI; `.ci/run` installs it, see the
+//! README). `mcp_client.py` runs the sessions and prints what it saw; this
+//! test compares it with exact strings.
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+use xcsh_core::PREVIEW_REMINDER;
+
+use crate::support::{Env, XCSH, arg, batch_rename};
+
+/// The SDK release the test and `.ci/run` use.
+const SDK: &str = "mcp==2.3.0";
+
+/// What the Python client saw, as JSON.
+fn run_client(env: &Env) -> Value {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/mcp_client.py");
+    let python = std::env::var("XCSH_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let output = Command::new(&python)
+        .args([script, XCSH, arg(&batch_rename()), arg(env.work())])
+        .env("HOME", env.home.path())
+        .env_remove("XCSH_PLUGIN_PATH")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap_or_else(|error| {
+            panic!("cannot run {python} ({error}); the MCP test needs Python 3.10+ with the official MCP SDK: python3 -m pip install '{SDK}'")
+        });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.code() != Some(3),
+        "the official MCP Python SDK is missing: install it once with python3 -m pip install '{SDK}' (.ci/run does)\n{stderr}"
+    );
+    assert!(output.status.success(), "mcp_client.py failed: {stderr}");
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+fn error_result(text: &str) -> Value {
+    json!({"isError": true, "texts": [text], "structured": null})
+}
+
+/// The lines of a log that say what was discarded at the end.
+fn discard_lines(stderr: &Value) -> Vec<&str> {
+    stderr
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains("Discarded pending action"))
+        .collect()
+}
+
+const DISCARDED_AT_END: &str =
+    "warning: Discarded pending action \"Batch Rename: 1 file\": MCP session ended without resolve";
+
+#[test]
+fn an_mcp_client_previews_resolves_and_is_told_when_resolve_comes_and_goes() {
+    let env = Env::new();
+    for file in ["draft-a.md", "draft-b.md", "notes.txt", "modern.txt"] {
+        env.write(file, file);
+    }
+    let seen = run_client(&env);
+    let old = &seen["handshake"];
+
+    // initialize
+    assert_eq!(old["protocolVersion"], "2025-11-25");
+    assert_eq!(old["serverName"], "xcsh");
+    assert_eq!(old["listChangedCapability"], true);
+
+    // tools/list: resolve only while something is pending; hints as annotations
+    let idle = json!(["ast_edit", "batch_rename_preview"]);
+    assert_eq!(old["toolsAtStart"], idle);
+    assert_eq!(
+        old["previewAnnotations"],
+        json!({"title": "Batch Rename", "readOnlyHint": true, "destructiveHint": false, "openWorldHint": false})
+    );
+    assert_eq!(old["previewSchemaRequired"], json!(["files", "rule"]));
+    assert_eq!(
+        old["toolsWhilePending"],
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
+    );
+    assert_eq!(
+        old["resolveAnnotations"],
+        json!({"title": "Resolve", "readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false})
+    );
+
+    // a preview ends with the spec's reminder; list_changed on every change
+    let preview =
+        "Batch rename preview (2 files):\n  draft-a.md → final-a.md\n  draft-b.md → final-b.md";
+    assert_eq!(old["preview"]["texts"], json!([preview, PREVIEW_REMINDER]));
+    assert_eq!(old["preview"]["isError"], false);
+    assert_eq!(
+        old["preview"]["structured"],
+        json!({"renames": [{"from": "draft-a.md", "to": "final-a.md"}, {"from": "draft-b.md", "to": "final-b.md"}], "unchanged": []})
+    );
+    assert_eq!(old["listChangedAfterPreview"], 1);
+
+    // resolve apply
+    assert_eq!(
+        old["apply"]["texts"],
+        json!(["Renamed 2 files:\n  draft-a.md → final-a.md\n  draft-b.md → final-b.md"])
+    );
+    assert_eq!(old["apply"]["isError"], false);
+    assert_eq!(old["apply"]["structured"]["action"], "apply");
+    assert_eq!(old["apply"]["structured"]["label"], "Batch Rename: 2 files");
+    assert_eq!(old["listChangedAfterApply"], 2);
+    assert_eq!(old["toolsAfterApply"], idle);
+
+    // resolve discard
+    let notes = "Batch rename preview (1 file):\n  notes.txt → notes-old.txt";
+    assert_eq!(
+        old["secondPreview"]["texts"],
+        json!([notes, PREVIEW_REMINDER])
+    );
+    assert_eq!(old["listChangedAfterSecondPreview"], 3);
+    assert_eq!(
+        old["discard"]["texts"],
+        json!([
+            "Discarded batch rename of 1 file; nothing was renamed:\n  notes.txt → notes-old.txt"
+        ])
+    );
+    assert_eq!(old["discard"]["structured"]["action"], "discard");
+    assert_eq!(
+        old["discard"]["structured"]["reason"],
+        "the notes are current"
+    );
+    assert_eq!(old["listChangedAfterDiscard"], 4);
+    assert_eq!(old["toolsAfterDiscard"], idle);
+
+    // invalid calls: tool errors are results with isError, protocol errors JSON-RPC errors
+    assert_eq!(
+        old["unknownTool"],
+        error_result("Unknown tool: no_such_tool")
+    );
+    assert_eq!(
+        old["invalidArguments"],
+        error_result(
+            "Invalid arguments for batch_rename_preview: \"rule\" is a required property; /files: [] has less than 1 item"
+        )
+    );
+    assert_eq!(
+        old["resolveWithNothingPending"],
+        error_result("No pending action to resolve. Nothing to apply or discard.")
+    );
+    assert_eq!(
+        old["unknownMethod"],
+        json!({"code": -32601, "message": "xcsh/no_such_method"})
+    );
+    assert_eq!(old["callWithoutName"]["code"], -32601);
+
+    // disconnecting with a preview pending discards it through its reject
+    assert_eq!(
+        old["leftPending"]["texts"],
+        json!([notes, PREVIEW_REMINDER])
+    );
+    assert_eq!(old["listChangedAtEnd"], 5);
+    assert_eq!(old["otherNotifications"], json!([]));
+    assert_eq!(discard_lines(&old["serverStderr"]), [DISCARDED_AT_END]);
+
+    // 2026-07-28: discovery instead of initialize, list_changed on a listen stream
+    let new = &seen["modern"];
+    assert_eq!(new["protocolVersion"], "2026-07-28");
+    assert_eq!(new["toolsAtStart"], idle);
+    assert_eq!(new["honoredToolsListChanged"], true);
+    let modern = "Batch rename preview (1 file):\n  modern.txt → old-modern.txt";
+    assert_eq!(new["preview"]["texts"], json!([modern, PREVIEW_REMINDER]));
+    assert_eq!(new["eventAfterPreview"], "ToolsListChanged");
+    assert_eq!(
+        new["toolsWhilePending"],
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
+    );
+    assert_eq!(
+        new["discard"]["texts"],
+        json!([
+            "Discarded batch rename of 1 file; nothing was renamed:\n  modern.txt → old-modern.txt"
+        ])
+    );
+    assert_eq!(new["eventAfterDiscard"], "ToolsListChanged");
+    assert_eq!(new["toolsAfterDiscard"], idle);
+    assert_eq!(new["eventAtEnd"], "ToolsListChanged");
+    assert_eq!(new["serverStderr"], format!("{DISCARDED_AT_END}\n"));
+
+    // nothing was applied without resolve
+    assert_eq!(
+        env.files(),
+        ["final-a.md", "final-b.md", "modern.txt", "notes.txt"]
+    );
+}
+
+#[test]
+fn a_client_that_leaves_at_once_ends_the_server_quietly() {
+    let env = Env::new();
+    let output = env.run(&["mcp", "--plugin", arg(&batch_rename())], "");
+    assert_eq!(output.code, Some(0), "{output:?}");
+    assert_eq!(output.stdout, "");
+    assert_eq!(output.stderr, "");
+}
