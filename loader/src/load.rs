@@ -3,11 +3,12 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use xcsh_core::{RegistryError, Session};
 
 use crate::report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
-use crate::{HostBinding, LoadError, PackLibrary, TrustPolicy};
+use crate::{HostBinding, LoadError, PackLibrary, PackTool, TrustPolicy};
 
 /// Loads every pack in `paths` into `session`, bound to its store. Register
 /// built-ins first: they win name conflicts, then the first pack loaded.
@@ -42,6 +43,12 @@ impl PackLoader {
     /// Loads every pack in `paths` into `session` with tools bound to
     /// `binding`. Paths naming the same file load once. A failing pack is
     /// reported and the rest load.
+    ///
+    /// Packs are opened, checked and their factories called in parallel, on
+    /// up to [`std::thread::available_parallelism`] threads (the caller's
+    /// among them); their tools are then registered one pack at a time in
+    /// the order of `paths`, so conflicts and the report come out as if
+    /// loaded one by one.
     pub fn load(&self, session: &Session, binding: &HostBinding, paths: &[PathBuf]) -> LoadReport {
         load_all(&self.trust, session, binding, paths)
     }
@@ -53,14 +60,21 @@ fn load_all(
     binding: &HostBinding,
     paths: &[PathBuf],
 ) -> LoadReport {
-    let mut report = LoadReport::default();
     let mut seen = HashSet::new();
-    for path in paths {
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        if !seen.insert(canonical) {
-            continue;
-        }
-        match load_one(trust, session, binding, path, &mut report) {
+    let unique: Vec<&PathBuf> = paths
+        .iter()
+        .filter(|path| seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| (*path).clone())))
+        .collect();
+    // Opening, checking and calling factories is independent per pack and
+    // runs in parallel; registration then goes in path order, so the same
+    // pack wins a name conflict and the report reads the same as loading
+    // one by one.
+    let opened = parallel_map(&unique, |path| open_one(trust, binding, path));
+    let mut report = LoadReport::default();
+    for (path, opened) in unique.into_iter().zip(opened) {
+        match opened
+            .and_then(|(library, tools)| register(session, path, library, tools, &mut report))
+        {
             Ok(pack) => report.loaded.push(pack),
             Err(error) => {
                 let failure = LoadFailure {
@@ -75,17 +89,84 @@ fn load_all(
     report
 }
 
-fn load_one(
+/// `work` applied to every item, on up to `available_parallelism()`
+/// threads; results in item order. A panic in `work` is resumed here.
+fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(work).collect();
+    }
+    let next = AtomicUsize::new(0);
+    // Helpers log where the caller does: its subscriber, inside its span.
+    let dispatch = tracing::dispatcher::get_default(tracing::Dispatch::clone);
+    let span = tracing::Span::current();
+    let worker = || {
+        tracing::dispatcher::with_default(&dispatch, || {
+            span.in_scope(|| {
+                let mut done = Vec::new();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else {
+                        return done;
+                    };
+                    done.push((index, work(item)));
+                }
+            })
+        })
+    };
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    std::thread::scope(|scope| {
+        // The calling thread works too; a thread that fails to start is
+        // simply not there to help.
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|i| {
+                std::thread::Builder::new()
+                    .name(format!("xcsh-load-{i}"))
+                    .spawn_scoped(scope, worker)
+                    .ok()
+            })
+            .collect();
+        let mut finished = vec![worker()];
+        for helper in helpers {
+            match helper.join() {
+                Ok(done) => finished.push(done),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        for (index, result) in finished.into_iter().flatten() {
+            slots[index] = Some(result);
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| slot.expect("every item is taken by one worker"))
+        .collect()
+}
+
+/// Everything before registration: the trust check, opening and checking
+/// the library, and its factory.
+fn open_one(
     trust: &TrustPolicy,
-    session: &Session,
     binding: &HostBinding,
     path: &Path,
-    report: &mut LoadReport,
-) -> Result<LoadedPack, LoadError> {
+) -> Result<(&'static PackLibrary, Vec<PackTool>), LoadError> {
     std::fs::metadata(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
     trust.check(path)?;
     let library = PackLibrary::open(path)?;
     let tools = library.create_tools(binding)?;
+    Ok((library, tools))
+}
+
+/// Registers an opened pack's tools in `session`, noting conflicts.
+fn register(
+    session: &Session,
+    path: &Path,
+    library: &PackLibrary,
+    tools: Vec<PackTool>,
+    report: &mut LoadReport,
+) -> Result<LoadedPack, LoadError> {
     let mut registered = Vec::new();
     for (index, tool) in tools.into_iter().enumerate() {
         let name = xcsh_core::Tool::name(&tool).to_owned();
@@ -114,4 +195,36 @@ fn load_one(
         version: library.version().to_owned(),
         tools: registered,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_map_keeps_item_order() {
+        let items: Vec<usize> = (0..257).collect();
+        let doubled = parallel_map(&items, |&i| {
+            if i % 7 == 0 {
+                std::thread::yield_now();
+            }
+            i * 2
+        });
+        assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+        assert!(parallel_map(&[] as &[usize], |&i| i).is_empty());
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_reaches_the_caller() {
+        let items: Vec<usize> = (0..64).collect();
+        let caught = std::panic::catch_unwind(|| {
+            parallel_map(&items, |&i| {
+                assert_ne!(i, 40, "item forty");
+                i
+            })
+        })
+        .unwrap_err();
+        let message = caught.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(message.contains("item forty"), "{message}");
+    }
 }
