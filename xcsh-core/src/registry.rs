@@ -34,11 +34,17 @@ pub enum RegistryError {
     },
 }
 
+/// A cheap test that accepts only arguments the tool's schema accepts, run
+/// before the schema: what it accepts skips the schema pass, anything else
+/// goes through the schema, so errors are always the schema's.
+pub(crate) type QuickCheck = fn(&Value) -> bool;
+
 /// A tool with its compiled argument validator.
 #[derive(Debug)]
 pub struct RegisteredTool {
     tool: Arc<dyn Tool>,
     validator: ArgumentValidator,
+    quick_check: Option<QuickCheck>,
 }
 
 impl RegisteredTool {
@@ -53,6 +59,9 @@ impl RegisteredTool {
     ///
     /// `Invalid arguments for {name}: {what is wrong}`.
     pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
+        if self.quick_check.is_some_and(|accepts| accepts(arguments)) {
+            return Ok(());
+        }
         self.validator
             .validate(arguments)
             .map_err(|e| ToolError::new(format!("Invalid arguments for {}: {e}", self.tool.name())))
@@ -88,6 +97,16 @@ impl ToolRegistry {
     /// stays), [`RegistryError::InvalidName`] or
     /// [`RegistryError::InvalidSchema`].
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        self.register_checked(tool, None)
+    }
+
+    /// [`register`](Self::register), with a [`QuickCheck`] run before the
+    /// schema on every call.
+    pub(crate) fn register_checked(
+        &mut self,
+        tool: Arc<dyn Tool>,
+        quick_check: Option<QuickCheck>,
+    ) -> Result<(), RegistryError> {
         let name = tool.name().to_owned();
         if !is_valid_tool_name(&name) {
             return Err(RegistryError::InvalidName { name });
@@ -102,8 +121,11 @@ impl ToolRegistry {
             }
         })?;
         self.by_name.insert(name, self.tools.len());
-        self.tools
-            .push(Arc::new(RegisteredTool { tool, validator }));
+        self.tools.push(Arc::new(RegisteredTool {
+            tool,
+            validator,
+            quick_check,
+        }));
         Ok(())
     }
 

@@ -35,6 +35,21 @@ static PARAMETERS: LazyLock<Value> = LazyLock::new(|| {
     })
 });
 
+/// True for the arguments of nearly every `resolve` call: exactly an
+/// `action` of `apply` or `discard` and a string `reason`, all of which
+/// [`PARAMETERS`] accepts. The session skips the schema pass for these;
+/// anything else is validated (and its errors worded) by the schema.
+pub(crate) fn plainly_valid(arguments: &Value) -> bool {
+    arguments.as_object().is_some_and(|fields| {
+        fields.len() == 2
+            && matches!(
+                fields.get("action").and_then(Value::as_str),
+                Some("apply" | "discard")
+            )
+            && fields.get("reason").is_some_and(Value::is_string)
+    })
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "lowercase")]
 enum Decision {

@@ -83,7 +83,10 @@ impl Session {
         });
         let mut registry = ToolRegistry::new();
         registry
-            .register(Arc::new(ResolveTool::new(Arc::clone(&store))))
+            .register_checked(
+                Arc::new(ResolveTool::new(Arc::clone(&store))),
+                Some(crate::resolve::plainly_valid),
+            )
             .expect("an empty registry accepts resolve");
         Self {
             cwd: cwd.into(),

@@ -320,3 +320,36 @@ fn resolve_is_hidden_with_a_strict_schema() {
         "Why you're applying or discarding"
     );
 }
+
+/// The session skips the schema for arguments `plainly_valid` accepts: it
+/// must accept nothing the schema refuses.
+#[test]
+fn the_quick_check_accepts_only_what_the_schema_accepts() {
+    let schema = crate::ArgumentValidator::new(&super::PARAMETERS).unwrap();
+    let cases = [
+        (json!({"action": "apply", "reason": "r"}), true),
+        (json!({"action": "discard", "reason": ""}), true),
+        (json!({"reason": "r", "action": "apply"}), true),
+        (json!({"action": "maybe", "reason": "r"}), false),
+        (json!({"action": "Apply", "reason": "r"}), false),
+        (json!({"action": "apply"}), false),
+        (json!({"reason": "r"}), false),
+        (json!({"action": "apply", "reason": 5}), false),
+        (json!({"action": "apply", "reason": null}), false),
+        (json!({"action": ["apply"], "reason": "r"}), false),
+        (
+            json!({"action": "apply", "reason": "r", "force": true}),
+            false,
+        ),
+        (json!({"action": "apply", "force": "r"}), false),
+        (json!({}), false),
+        (json!("apply"), false),
+        (json!(null), false),
+    ];
+    for (arguments, quick) in cases {
+        assert_eq!(super::plainly_valid(&arguments), quick, "{arguments}");
+        if quick {
+            assert!(schema.validate(&arguments).is_ok(), "{arguments}");
+        }
+    }
+}
