@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
-use abi_stable::library::lib_header_from_path;
+use abi_stable::library::{LibHeader, lib_header_from_path};
 use abi_stable::sabi_types::VersionNumber;
 use xcsh_plugin_api::abi::{self, v1::FfiErrorKind, v1::ToolPackModuleRef};
 
@@ -26,6 +26,21 @@ pub struct PackLibrary {
 static OPENED: LazyLock<Mutex<HashMap<PathBuf, &'static PackLibrary>>> =
     LazyLock::new(Default::default);
 
+/// A pack library on its way to being opened, in three steps that
+/// [`load_packs`](crate::load_packs) runs in turn for all its packs: the
+/// first and last in parallel, the middle one (`dlopen`) one library at a
+/// time.
+#[derive(Clone)]
+pub(crate) enum Opening {
+    /// Opened before: the library as it was.
+    Opened(&'static PackLibrary),
+    /// Its headers checked ([`PackLibrary::preflight`]), not yet mapped.
+    Checked(PathBuf),
+    /// Mapped and its declared ABI version accepted ([`Opening::map`]); its
+    /// layouts not yet checked.
+    Mapped(PathBuf, &'static LibHeader),
+}
+
 impl PackLibrary {
     /// Opens and checks the pack at `path`, or returns the one already
     /// opened from the same file.
@@ -38,24 +53,31 @@ impl PackLibrary {
     ///
     /// A [`LoadError`] naming the failed step.
     pub fn open(path: &Path) -> Result<&'static PackLibrary, LoadError> {
+        Self::preflight(path)?.map()?.check()
+    }
+
+    /// The first step of [`open`](Self::open): the library already opened
+    /// from this file, or the file's object headers checked.
+    pub(crate) fn preflight(path: &Path) -> Result<Opening, LoadError> {
         std::fs::metadata(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
         let path = std::fs::canonicalize(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
         if let Some(&library) = lock_opened().get(&path) {
-            return Ok(library);
+            return Ok(Opening::Opened(library));
         }
-        let opened = Self::open_uncached(&path)?;
-        // Another thread may have opened the same file meanwhile: keep the
-        // first, so exactly one PackLibrary per file is leaked.
-        Ok(*lock_opened()
-            .entry(path)
-            .or_insert_with(|| Box::leak(Box::new(opened))))
-    }
-
-    fn open_uncached(path: &Path) -> Result<Self, LoadError> {
         tracing::debug!(path = %path.display(), "opening tool pack");
-        crate::preflight::check(path)?;
-        // Leaks the library handle on purpose: never unloaded.
-        let header = lib_header_from_path(path).map_err(LoadError::from_library)?;
+        crate::preflight::check(&path)?;
+        Ok(Opening::Checked(path))
+    }
+}
+
+impl Opening {
+    /// The second step: maps the library (leaking the handle on purpose: it
+    /// is never unloaded) and checks the ABI version it declares.
+    pub(crate) fn map(self) -> Result<Self, LoadError> {
+        let Self::Checked(path) = self else {
+            return Ok(self);
+        };
+        let header = lib_header_from_path(&path).map_err(LoadError::from_library)?;
         let declared = header.version_strings();
         let major = VersionNumber::new(declared)
             .map_err(|e| LoadError::InvalidHeader(crate::error::one_line(e)))?
@@ -66,17 +88,35 @@ impl PackLibrary {
                 supported: supported_versions(),
             });
         }
+        Ok(Self::Mapped(path, header))
+    }
+
+    /// The last step: abi_stable checks every type layout and initialises
+    /// the root module; the library is remembered by its canonical path.
+    pub(crate) fn check(&self) -> Result<&'static PackLibrary, LoadError> {
+        let (path, header) = match self {
+            Self::Opened(library) => return Ok(library),
+            Self::Checked(_) => return self.clone().map()?.check(),
+            Self::Mapped(path, header) => (path, header),
+        };
         let module = header
             .init_root_module::<ToolPackModuleRef>()
             .map_err(LoadError::from_library)?;
-        Ok(Self {
-            path: path.into(),
+        let opened = PackLibrary {
+            path: path.as_path().into(),
             name: module.name().as_str().into(),
             version: module.version().as_str().to_owned(),
             module,
-        })
+        };
+        // Another thread may have opened the same file meanwhile: keep the
+        // first, so exactly one PackLibrary per file is leaked.
+        Ok(*lock_opened()
+            .entry(path.clone())
+            .or_insert_with(|| Box::leak(Box::new(opened))))
     }
+}
 
+impl PackLibrary {
     /// The library's canonical path.
     pub fn path(&self) -> &Path {
         &self.path

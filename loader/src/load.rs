@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use xcsh_core::{RegistryError, Session};
 
+use crate::library::Opening;
 use crate::report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
 use crate::{HostBinding, LoadError, PackLibrary, PackTool, TrustPolicy};
 
@@ -65,11 +66,22 @@ fn load_all(
         .iter()
         .filter(|path| seen.insert(std::fs::canonicalize(path).unwrap_or_else(|_| (*path).clone())))
         .collect();
-    // Opening, checking and calling factories is independent per pack and
-    // runs in parallel; registration then goes in path order, so the same
-    // pack wins a name conflict and the report reads the same as loading
-    // one by one.
-    let opened = parallel_map(&unique, |path| open_one(trust, binding, path));
+    // Each pack's checks, layout check and factory are independent of the
+    // others' and run in parallel. `dlopen` runs one library at a time
+    // between them: glibc serialises it anyway, and while another thread
+    // of the process runs, every page-table change it makes while
+    // relocating costs a TLB shootdown on the other CPUs. Registration then
+    // goes in path order, so the same pack wins a name conflict and the
+    // report reads the same as loading one by one.
+    let checked = parallel_map(&unique, |path| check_one(trust, path));
+    let mapped: Vec<_> = checked
+        .into_iter()
+        .map(|checked| checked.and_then(Opening::map))
+        .collect();
+    let opened = parallel_map(&mapped, |mapped| match mapped {
+        Ok(opening) => open_one(opening, binding),
+        Err(error) => Err(error.clone()),
+    });
     let mut report = LoadReport::default();
     for (path, opened) in unique.into_iter().zip(opened) {
         match opened
@@ -145,16 +157,20 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
         .collect()
 }
 
-/// Everything before registration: the trust check, opening and checking
-/// the library, and its factory.
-fn open_one(
-    trust: &TrustPolicy,
-    binding: &HostBinding,
-    path: &Path,
-) -> Result<(&'static PackLibrary, Vec<PackTool>), LoadError> {
+/// The checks before a pack is mapped: the file, the trust policy and its
+/// object headers.
+fn check_one(trust: &TrustPolicy, path: &Path) -> Result<Opening, LoadError> {
     std::fs::metadata(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
     trust.check(path)?;
-    let library = PackLibrary::open(path)?;
+    PackLibrary::preflight(path)
+}
+
+/// After mapping: the layout check, the root module and the factory.
+fn open_one(
+    opening: &Opening,
+    binding: &HostBinding,
+) -> Result<(&'static PackLibrary, Vec<PackTool>), LoadError> {
+    let library = opening.check()?;
     let tools = library.create_tools(binding)?;
     Ok((library, tools))
 }
