@@ -83,7 +83,7 @@ pub fn parse_request(text: &str) -> Result<Request, Rejected> {
     let value: Value = serde_json::from_str(text).map_err(|error| Rejected {
         id: None,
         kind: "invalid JSON",
-        cause: error.to_string(),
+        cause: one_line(error.to_string()),
     })?;
     let Value::Object(object) = &value else {
         return Err(Rejected {
@@ -96,13 +96,32 @@ pub fn parse_request(text: &str) -> Result<Request, Rejected> {
     let wire: Wire = serde_json::from_value(value).map_err(|error| Rejected {
         id,
         kind: "invalid tool call",
-        cause: error.to_string(),
+        cause: one_line(error.to_string()),
     })?;
     Ok(Request {
         id: wire.id,
         tool: wire.tool,
         arguments: wire.arguments,
     })
+}
+
+/// `text` with control characters escaped (`\n` as `\\n`): serde's
+/// messages quote input, such as a field name with a newline in it, and a
+/// rejection is one line.
+fn one_line(text: String) -> String {
+    if !text.contains(char::is_control) {
+        return text;
+    }
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }
 
 /// What one call did, and the session state right after it. Serialises as

@@ -62,6 +62,16 @@ fn bad_lines_name_the_problem_and_the_line() {
     );
 }
 
+/// Found by the `script_line` fuzz target: serde quotes an unknown field's
+/// name, newline and all.
+#[test]
+fn a_field_name_with_control_characters_still_gives_one_line() {
+    assert_eq!(
+        rejected("{\"\\no0,too~\":\"opu\"}").on_line(1),
+        "invalid tool call on line 1: unknown field `\\no0,too~`, expected one of `tool`, `arguments`, `id`"
+    );
+}
+
 #[test]
 fn steps_serialise_in_protocol_order_with_the_pending_count() {
     let session = Session::new(std::env::temp_dir());
