@@ -22,6 +22,7 @@ pub const PACKS: &[&str] = &[
     "fixture-no-tools",
     "fixture-bad-schema",
     "fixture-raw-abi",
+    "fixture-crashy",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).
