@@ -1,0 +1,79 @@
+//! The demo's verdict: a session that printed errors or warnings, or left
+//! other files than the README shows, is a failing demo.
+
+use std::process::ExitStatus;
+
+use anyhow::bail;
+
+use super::EXPECTED_FILES;
+
+/// The status glyph `xcsh run --pretty` puts before a successful call.
+const OK: &str = "✓ ";
+
+/// The status glyph before a call whose result is an error.
+const FAILED: &str = "✗ ";
+
+/// What one demo session did.
+#[derive(Debug)]
+pub struct Outcome<'a> {
+    /// How `xcsh run` exited.
+    pub status: ExitStatus,
+    /// Its standard output (`--pretty`).
+    pub stdout: &'a str,
+    /// Its standard error (warnings and logs).
+    pub stderr: &'a str,
+    /// How many tool calls the script makes.
+    pub calls: usize,
+    /// The sorted file names in the demo directory afterwards.
+    pub files: &'a [String],
+}
+
+/// The number of tool calls in a script: its lines that are neither blank
+/// nor `#` comments.
+pub fn count_calls(script: &str) -> usize {
+    script
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .count()
+}
+
+/// Passes when the session exited successfully, logged nothing, ran every
+/// call without an error result, and left exactly [`EXPECTED_FILES`].
+///
+/// # Errors
+///
+/// One line saying the first way the session differs from the README.
+pub fn check(outcome: &Outcome<'_>) -> anyhow::Result<()> {
+    if !outcome.status.success() {
+        bail!("demo failed: xcsh run exited with {}", outcome.status);
+    }
+    if let Some(line) = outcome.stderr.lines().find(|line| !line.trim().is_empty()) {
+        bail!("demo failed: the session logged {line:?}");
+    }
+    if let Some(line) = outcome.stdout.lines().find(|line| line.starts_with(FAILED)) {
+        bail!("demo failed: a call ended in an error: {line:?}");
+    }
+    let ok = outcome
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with(OK))
+        .count();
+    if ok != outcome.calls {
+        bail!(
+            "demo failed: {ok} of the script's {} calls succeeded",
+            outcome.calls
+        );
+    }
+    if outcome.files != EXPECTED_FILES {
+        bail!(
+            "demo failed: the files are {:?}, expected {:?}",
+            outcome.files.join(" "),
+            EXPECTED_FILES.join(" ")
+        );
+    }
+    Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests;
