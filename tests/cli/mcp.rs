@@ -1,35 +1,33 @@
 //! `xcsh mcp` driven by a real MCP client the project does not implement:
-//! the official Python SDK (`mcp` on PyPI; `.ci/run` installs it, see the
-//! README). `mcp_client.py` runs the sessions and prints what it saw; this
-//! test compares it with exact strings.
+//! the official Python SDK (`mcp` on PyPI), which the test support crate
+//! installs into a virtual environment under the target directory on first
+//! use. `mcp_client.py` runs the sessions and prints what it saw; this test
+//! compares it with exact strings.
 
 use std::process::Command;
 
 use serde_json::{Value, json};
 use xcsh_core::PREVIEW_REMINDER;
+use xcsh_test_support::{MCP_SDK, mcp_python};
 
 use crate::support::{Env, XCSH, arg, batch_rename};
-
-/// The SDK release the test and `.ci/run` use.
-const SDK: &str = "mcp==2.3.0";
 
 /// What the Python client saw, as JSON.
 fn run_client(env: &Env) -> Value {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/mcp_client.py");
-    let python = std::env::var("XCSH_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    let output = Command::new(&python)
+    let python = mcp_python();
+    let output = Command::new(python)
         .args([script, XCSH, arg(&batch_rename()), arg(env.work())])
         .env("HOME", env.home.path())
         .env_remove("XCSH_PLUGIN_PATH")
         .env_remove("RUST_LOG")
         .output()
-        .unwrap_or_else(|error| {
-            panic!("cannot run {python} ({error}); the MCP test needs Python 3.10+ with the official MCP SDK: python3 -m pip install '{SDK}'")
-        });
+        .unwrap_or_else(|error| panic!("cannot run {} ({error})", python.display()));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.code() != Some(3),
-        "the official MCP Python SDK is missing: install it once with python3 -m pip install '{SDK}' (.ci/run does)\n{stderr}"
+        "{} lacks the official MCP Python SDK ({MCP_SDK}): {stderr}",
+        python.display()
     );
     assert!(output.status.success(), "mcp_client.py failed: {stderr}");
     serde_json::from_slice(&output.stdout)

@@ -31,7 +31,7 @@ try:
 except ImportError as error:  # pragma: no cover - reported by the Rust test
     print(
         f"the official MCP Python SDK is not installed ({error}); "
-        "install it with: python3 -m pip install 'mcp==2.3.0'",
+        "the tests install it themselves (see tests/src/python.rs)",
         file=sys.stderr,
     )
     sys.exit(3)

@@ -5,7 +5,9 @@
 #![forbid(unsafe_code)]
 
 mod build;
+mod python;
 mod session;
 
 pub use build::{PACKS, compat_pack_path, example_pack_path, pack_path, profile_dir};
+pub use python::{MCP_SDK, mcp_python};
 pub use session::TestSession;
