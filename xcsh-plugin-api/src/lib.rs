@@ -17,14 +17,20 @@
 //!
 //! # Example: a batch-rename pack
 //!
-//! `Cargo.toml`:
+//! `Cargo.toml` (this crate is not published on crates.io yet: depend on it
+//! from a clone of the xcsh repository, by path or by git, at the revision
+//! of the agent that will load the pack):
 //!
 //! ```toml
 //! [lib]
+//! # cdylib: the library the agent loads; rlib: so the pack's own tests
+//! # can link it.
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! xcsh-plugin-api = "1"
+//! xcsh-plugin-api = { path = "../xcsh/xcsh-plugin-api" }
+//! # or, from the repository:
+//! # xcsh-plugin-api = { git = "<URL of the xcsh repository>", rev = "<commit>" }
 //! ```
 //!
 //! `src/lib.rs` (this is `examples/add_prefix_pack.rs`, which the tests
