@@ -4,4 +4,5 @@
 mod flow;
 mod languages;
 mod limits;
+mod special_files;
 mod support;
