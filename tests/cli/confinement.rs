@@ -86,3 +86,35 @@ fn a_path_outside_the_working_directory_needs_the_flag() {
         "fn f() { new(1); }\n"
     );
 }
+
+#[test]
+fn batch_rename_refuses_files_outside_the_working_directory_even_with_the_flag() {
+    let env = Env::new();
+    let outside = env.home.path().join("a.txt");
+    fs::write(&outside, "a").unwrap();
+    let outside = fs::canonicalize(outside).unwrap();
+    let absolute = outside.display().to_string();
+    let pack = crate::support::batch_rename();
+    let rule = json!({"kind": "prefix", "prefix": "new_"});
+    let output = env.run(
+        &[
+            "run",
+            "--allow-outside-root",
+            "--plugin",
+            crate::support::arg(&pack),
+            "-",
+        ],
+        &crate::support::preview_line(&[&absolute], rule),
+    );
+    let lines = json_lines(&output.stdout);
+    assert_eq!(lines[0]["result"]["isError"], true, "{}", lines[0]);
+    assert_eq!(
+        text(&lines[0]),
+        format!(
+            "{absolute}: outside the working directory (it resolves to {absolute}); \
+             batch-rename only renames files inside it"
+        )
+    );
+    assert_eq!(lines[0]["pending"], 0);
+    assert!(outside.exists());
+}
