@@ -21,6 +21,9 @@ pub struct RunPolicy {
     pub trust: TrustPolicy,
     /// When to give up on a pack call; `None` never does.
     pub tool_timeout: Option<Duration>,
+    /// Whether `ast_edit` may work outside the working directory (the
+    /// user's `--allow-outside-root`; never from a config file).
+    pub allow_outside_root: bool,
 }
 
 impl Default for RunPolicy {
@@ -28,6 +31,7 @@ impl Default for RunPolicy {
         Self {
             trust: TrustPolicy::new(),
             tool_timeout: Some(DEFAULT_TOOL_TIMEOUT),
+            allow_outside_root: false,
         }
     }
 }
@@ -46,6 +50,7 @@ impl RunPolicy {
         Self {
             trust,
             tool_timeout: (!timeout.is_zero()).then_some(timeout),
+            allow_outside_root: false,
         }
     }
 }
@@ -63,7 +68,9 @@ pub fn start_session(
     policy: &RunPolicy,
 ) -> Result<(Session, LoadReport), RegistryError> {
     let session = Session::new(cwd);
-    xcsh_ast_edit::register_builtins(&session)?;
+    let ast_edit =
+        xcsh_ast_edit::AstEditOptions::default().allow_outside_root(policy.allow_outside_root);
+    xcsh_ast_edit::register_builtins_with(&session, ast_edit)?;
     let mut binding = HostBinding::for_session(&session);
     if let Some(limit) = policy.tool_timeout {
         binding = binding.with_call_timeout(limit);

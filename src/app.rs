@@ -35,7 +35,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
     for warning in &discovery.warnings {
         tracing::warn!("{warning}");
     }
-    let policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings);
+    let mut policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings);
+    policy.allow_outside_root = cli.packs().allow_outside_root;
     let agent =
         Agent::start(&cwd, discovery, &policy).context("cannot register the built-in tools")?;
 

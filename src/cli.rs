@@ -58,6 +58,12 @@ pub struct PackArgs {
     /// config's tool_timeout_secs, else 300.
     #[arg(long = "tool-timeout", value_name = "SECONDS", value_parser = parse_seconds)]
     pub tool_timeout: Option<std::time::Duration>,
+
+    /// Let ast_edit work on paths that resolve outside the working
+    /// directory (`..`, absolute paths, symlinks leading out). Only this
+    /// flag allows it; no config file can.
+    #[arg(long = "allow-outside-root")]
+    pub allow_outside_root: bool,
 }
 
 /// A non-negative number of seconds.

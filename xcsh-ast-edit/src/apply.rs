@@ -1,8 +1,8 @@
-//! Applying a previewed edit: per-file atomic writes, skipping files that
-//! changed since the preview.
+//! Applying a previewed edit: each file locked, checked and written in
+//! place, skipping files that changed since the preview.
 
-use std::fs;
-use std::io::{self, Write};
+use std::fs::{self, File};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use xcsh_core::{ToolError, ToolOutput};
 
 use crate::label::count;
+use crate::source::{SkipReason, open_regular, read_limited};
 
 /// The SHA-256 of a file's bytes, taken at preview time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,41 +119,101 @@ enum Outcome {
     Stale,
 }
 
+/// Checks and writes one file, holding an exclusive lock on it from the
+/// read that checks it to the end of the write.
+///
+/// Another `ast_edit` apply of the same file (in this process or another,
+/// through any hard link) waits for the lock and then finds the content
+/// changed, so it reports the file stale instead of overwriting the edit.
+/// The lock is advisory: an editor that does not take it can still write
+/// between the check and the write, as with any tool that edits files.
 fn apply_one(write: &PlannedWrite) -> io::Result<Outcome> {
-    let current = match fs::read(&write.path) {
-        Ok(bytes) => bytes,
+    // The preview resolved every symlink; a path that leads elsewhere now
+    // (a directory swapped for a link) is not the file that was previewed.
+    match fs::canonicalize(&write.path) {
+        Ok(resolved) if resolved == write.path => {}
+        Ok(_) => return Ok(Outcome::Stale),
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Outcome::Stale),
         Err(error) => return Err(error),
+    }
+    let mut file = match open_regular(&write.path, true) {
+        Ok(file) => file,
+        Err(SkipReason::Unreadable(error)) if error.kind() == io::ErrorKind::NotFound => {
+            return Ok(Outcome::Stale);
+        }
+        Err(SkipReason::Unreadable(error)) => return Err(error),
+        Err(reason) => return Err(io::Error::other(reason.to_string())),
     };
-    // The check and the rename are not one atomic step: an edit landing in
-    // between is overwritten. The window is one write long.
+    file.lock()?;
+    let current = match read_limited(&mut file) {
+        Ok(bytes) => bytes,
+        // It was within the limit at the preview, so it changed.
+        Err(SkipReason::TooLarge) => return Ok(Outcome::Stale),
+        Err(reason) => return Err(io::Error::other(reason.to_string())),
+    };
     if ContentHash::of(&current) == write.original {
-        write_atomically(&write.path, write.new_content.as_bytes())?;
+        write_in_place(
+            &mut file,
+            &write.path,
+            &current,
+            write.new_content.as_bytes(),
+        )?;
         Ok(Outcome::Written)
     } else if current == write.new_content.as_bytes() {
         Ok(Outcome::Written)
     } else {
         Ok(Outcome::Stale)
     }
+    // Closing the file releases the lock.
 }
 
-/// Replaces `path` with `contents` so that readers see the old file or the
-/// new one, never half of it: write a temporary file next to it, give it
-/// the old file's permissions, flush it, rename it over.
-fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
+/// Overwrites the locked `file` (at `path`) with `contents`, keeping its
+/// inode: hard links, owner, group, mode, ACLs and extended attributes
+/// stay as they are, which a write-and-rename would lose.
+///
+/// A crash mid-write would leave the file half written, so the old
+/// content (`original`) is first saved and flushed to a backup beside it,
+/// `.{name}.ast_edit-backup-XXXXXX`, readable only by its owner, and
+/// removed once the new content is on disk. A backup left behind means an
+/// apply was interrupted: the file's old content is in it.
+fn write_in_place(
+    file: &mut File,
+    path: &Path,
+    original: &[u8],
+    contents: &[u8],
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let permissions = fs::metadata(path)?.permissions();
-    let mut temp = tempfile::Builder::new()
-        .prefix(".ast_edit-")
-        .tempfile_in(dir)?;
-    temp.write_all(contents)?;
-    temp.as_file().set_permissions(permissions)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    let backup = save_backup(dir, &name, original).map_err(|error| {
+        io::Error::new(
+            error.kind(),
+            format!("cannot save a backup of it before writing: {error}"),
+        )
+    })?;
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(contents)?;
+    file.set_len(contents.len() as u64)?;
+    file.sync_all()?;
+    // The new content is on disk: the backup has served its purpose. A
+    // failure to remove it loses nothing, so it does not fail the apply.
+    if let Err(error) = backup.close() {
+        tracing::warn!("could not remove the backup of {}: {error}", path.display());
+    }
     Ok(())
+}
+
+fn save_backup(dir: &Path, name: &str, original: &[u8]) -> io::Result<tempfile::NamedTempFile> {
+    let mut backup = tempfile::Builder::new()
+        .prefix(&format!(".{name}.ast_edit-backup-"))
+        .tempfile_in(dir)?;
+    backup.write_all(original)?;
+    backup.as_file().sync_all()?;
+    Ok(backup)
 }
 
 #[cfg(test)]

@@ -48,6 +48,28 @@ pub enum AstEditError {
         #[source]
         source: std::io::Error,
     },
+    /// The path to search resolves (after symlinks) outside the working
+    /// directory, and the user has not allowed that.
+    #[error(
+        "path {path} is outside the working directory: it resolves to {} \
+         (start xcsh with --allow-outside-root to allow this)",
+        resolved.display()
+    )]
+    OutsideRoot {
+        /// The path as given.
+        path: String,
+        /// Where it leads.
+        resolved: PathBuf,
+    },
+    /// The file named by the path argument cannot be searched: it is not a
+    /// regular file, too large, binary, not UTF-8 or unreadable.
+    #[error("cannot edit {path}: {reason}")]
+    CannotEdit {
+        /// The file, as messages name it.
+        path: String,
+        /// Why, in one line.
+        reason: String,
+    },
     /// The host cancelled the call.
     #[error("ast_edit was cancelled")]
     Cancelled,

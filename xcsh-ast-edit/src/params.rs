@@ -16,7 +16,7 @@ pub struct AstEditParams {
     pub rewrite: String,
     /// Language of the pattern and of the files to edit: rust, typescript, tsx, javascript, python or go.
     pub language: String,
-    /// File or directory to edit, relative to the working directory (default: the working directory). Directory walks honour .gitignore and only visit files of the language.
+    /// File or directory to edit, relative to the working directory (default: the working directory); it must resolve inside the working directory unless the user allows more. Directory walks honour .gitignore and only visit regular files of the language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Glob filters on paths relative to `path`, e.g. `src/**/*.rs`; a leading `!` excludes, e.g. `!**/tests/**`.

@@ -8,7 +8,7 @@ use crate::filter::GlobFilter;
 use crate::rewrite::{Replacement, Rewriter};
 use crate::source::read_source;
 use crate::walk::walk;
-use crate::{AstEditError, AstEditParams, Language};
+use crate::{AstEditError, AstEditOptions, AstEditParams, Language};
 
 /// One file the edit changes.
 #[derive(Debug)]
@@ -71,28 +71,28 @@ impl Plan {
 /// Runs `params` against the files under the working directory `cwd`,
 /// changing nothing on disk.
 ///
+/// The path to search is resolved (symlinks included) before anything is
+/// read; unless `options` allow it, one that resolves outside `cwd` is
+/// refused. Files are named by where they really are, relative to `cwd`.
+///
 /// # Errors
 ///
-/// Unknown language, invalid pattern or glob, a path that cannot be read,
+/// Unknown language, invalid pattern or glob, a path that cannot be read
+/// or lies outside the working directory, a file named by `path` that
+/// cannot be searched (not a regular file, too large, binary, not UTF-8),
 /// or [`AstEditError::Cancelled`] once `cancelled()` turns true.
 pub(crate) fn plan(
     params: &AstEditParams,
     cwd: &Path,
+    options: &AstEditOptions,
     cancelled: impl Fn() -> bool,
 ) -> Result<Plan, AstEditError> {
     let language = Language::parse(&params.language)?;
     let rewriter = Rewriter::new(&params.pattern, &params.rewrite, language)?;
     let filter = GlobFilter::new(&params.globs)?;
-    let root = params
-        .path
-        .as_deref()
-        .map_or_else(|| cwd.to_path_buf(), |path| cwd.join(path));
-    let metadata = fs::metadata(&root).map_err(|source| AstEditError::Path {
-        path: root.clone(),
-        source,
-    })?;
-    let walk = walk(&root, metadata.is_dir(), language, &filter);
-    let display = |path: &Path| display_path(path, cwd);
+    let target = resolve_target(params.path.as_deref(), cwd, options)?;
+    let walk = walk(&target.path, target.is_dir, language, &filter);
+    let display = |path: &Path| display_path(path, &target.root);
 
     let mut plan = Plan {
         language,
@@ -123,6 +123,13 @@ pub(crate) fn plan(
         }
         let source = match read_source(path) {
             Ok(source) => source,
+            // A file the caller named is not silently passed over.
+            Err(reason) if !target.is_dir => {
+                return Err(AstEditError::CannotEdit {
+                    path: display(path),
+                    reason: reason.to_string(),
+                });
+            }
             Err(reason) => {
                 plan.skipped.push(Skipped {
                     display: display(path),
@@ -170,6 +177,53 @@ pub(crate) fn plan(
         });
     }
     Ok(plan)
+}
+
+/// The resolved path to search.
+struct Target {
+    /// The working directory, symlinks resolved: what paths are shown
+    /// relative to.
+    root: PathBuf,
+    /// The path to search, symlinks resolved.
+    path: PathBuf,
+    /// Whether it is a directory (walked) or a file (named explicitly).
+    is_dir: bool,
+}
+
+/// Resolves `requested` (default: the working directory) against `cwd`,
+/// following every symlink, and refuses it outside `cwd` unless `options`
+/// allow that.
+fn resolve_target(
+    requested: Option<&str>,
+    cwd: &Path,
+    options: &AstEditOptions,
+) -> Result<Target, AstEditError> {
+    let canonical = |path: &Path| {
+        fs::canonicalize(path).map_err(|source| AstEditError::Path {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let root = canonical(cwd)?;
+    let path = match requested {
+        Some(requested) => canonical(&cwd.join(requested))?,
+        None => root.clone(),
+    };
+    if !options.allow_outside_root && !path.starts_with(&root) {
+        return Err(AstEditError::OutsideRoot {
+            path: requested.unwrap_or(".").to_owned(),
+            resolved: path,
+        });
+    }
+    let metadata = fs::metadata(&path).map_err(|source| AstEditError::Path {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(Target {
+        is_dir: metadata.is_dir(),
+        root,
+        path,
+    })
 }
 
 /// `path` relative to `cwd` when it lies under it, else as it is.

@@ -21,9 +21,10 @@ const DIFF_CONTEXT: usize = 3;
 pub(crate) fn preview_text(plan: &Plan) -> String {
     let total = plan.total_replacements();
     if total == 0 {
-        // Only parse errors are worth a note here: they may be why nothing matched.
+        // Files that did not parse or were skipped may be why nothing matched.
         let mut text = NO_REPLACEMENTS.to_owned();
         write_parse_errors(&mut text, plan);
+        write_skipped(&mut text, plan);
         return text;
     }
     let mut text = preview_label(total, plan.changes.len());

@@ -1,7 +1,15 @@
 //! Reading a candidate file as source text, skipping what is not source.
+//!
+//! Only regular files are read, and they are opened without blocking: a
+//! named pipe, a device such as `/dev/zero` or `/dev/stdin`, or a socket is
+//! refused before a byte is read, so it can neither hang the agent nor feed
+//! it without end. Sizes are counted in bytes actually read (at most
+//! [`MAX_FILE_BYTES`] + 1), never taken from what the file system reports:
+//! files under `/proc` report 0 and still have content.
 
 use std::fmt;
-use std::fs;
+use std::fs::{self, File, FileType, OpenOptions};
+use std::io::{self, Read};
 use std::path::Path;
 
 /// Files larger than this are skipped: hand-written source is rarely this
@@ -16,25 +24,31 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 pub(crate) enum SkipReason {
     /// It contains NUL bytes.
     Binary,
-    /// It is larger than [`MAX_FILE_BYTES`].
-    TooLarge(u64),
+    /// More than [`MAX_FILE_BYTES`] could be read from it.
+    TooLarge,
     /// It is not valid UTF-8.
     NotUtf8,
-    /// It could not be read.
-    Unreadable(std::io::Error),
+    /// It is a named pipe, a device, a socket or a directory.
+    NotRegular(&'static str),
+    /// It could not be opened or read.
+    Unreadable(io::Error),
 }
 
 impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Binary => f.write_str("binary file"),
-            Self::TooLarge(size) => write!(
-                f,
-                "file too large ({size} bytes, limit {MAX_FILE_BYTES} bytes)"
-            ),
+            Self::TooLarge => write!(f, "file too large (more than {MAX_FILE_BYTES} bytes)"),
             Self::NotUtf8 => f.write_str("not UTF-8 text"),
+            Self::NotRegular(kind) => write!(f, "not a regular file ({kind})"),
             Self::Unreadable(error) => write!(f, "cannot read: {error}"),
         }
+    }
+}
+
+impl From<io::Error> for SkipReason {
+    fn from(error: io::Error) -> Self {
+        Self::Unreadable(error)
     }
 }
 
@@ -42,45 +56,94 @@ impl fmt::Display for SkipReason {
 ///
 /// # Errors
 ///
-/// The [`SkipReason`] of a file that is binary, too large, not UTF-8 or
-/// unreadable.
+/// The [`SkipReason`] of a file that is not a regular file, binary, too
+/// large, not UTF-8 or unreadable.
 pub(crate) fn read_source(path: &Path) -> Result<String, SkipReason> {
-    let size = fs::metadata(path).map_err(SkipReason::Unreadable)?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(SkipReason::TooLarge(size));
-    }
-    let bytes = fs::read(path).map_err(SkipReason::Unreadable)?;
+    let mut file = open_regular(path, false)?;
+    let bytes = read_limited(&mut file)?;
     if bytes.iter().take(BINARY_SNIFF_BYTES).any(|&b| b == 0) {
         return Err(SkipReason::Binary);
     }
     String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Opens `path` for reading (and writing, with `write`) only if it is a
+/// regular file, without ever blocking in `open`.
+///
+/// The type is checked on the path first, so a device is not even opened
+/// (opening some has side effects), then again on the opened file, so a
+/// file swapped in between is caught too. On Unix the open is
+/// non-blocking (a named pipe without a writer would block forever) and
+/// never makes a terminal the controlling one; with `write` it also refuses
+/// to follow a symlink in the last component.
+///
+/// # Errors
+///
+/// [`SkipReason::NotRegular`] naming what the path is, or
+/// [`SkipReason::Unreadable`] with the I/O failure.
+pub(crate) fn open_regular(path: &Path, write: bool) -> Result<File, SkipReason> {
+    check_regular(fs::metadata(path)?.file_type())?;
+    let mut options = OpenOptions::new();
+    options.read(true).write(write);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let nofollow = if write { libc::O_NOFOLLOW } else { 0 };
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow);
+    }
+    let file = options.open(path)?;
+    check_regular(file.metadata()?.file_type())?;
+    Ok(file)
+}
 
-    #[test]
-    fn skips_binary_large_and_non_utf8_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = |name: &str, bytes: &[u8]| {
-            let path = dir.path().join(name);
-            fs::write(&path, bytes).unwrap();
-            path
-        };
-        let reason = |path: &Path| read_source(path).unwrap_err().to_string();
+/// Reads at most [`MAX_FILE_BYTES`] + 1 bytes from the current position.
+///
+/// # Errors
+///
+/// [`SkipReason::TooLarge`] when there is more than the limit, or the
+/// read's I/O failure.
+pub(crate) fn read_limited(file: &mut File) -> Result<Vec<u8>, SkipReason> {
+    let mut bytes = Vec::new();
+    file.by_ref()
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(SkipReason::TooLarge);
+    }
+    Ok(bytes)
+}
 
-        assert_eq!(
-            read_source(&file("ok.rs", b"fn a() {}")).unwrap(),
-            "fn a() {}"
-        );
-        assert_eq!(reason(&file("bin.rs", b"fn\0a")), "binary file");
-        assert_eq!(reason(&file("latin1.rs", b"// caf\xe9")), "not UTF-8 text");
-        let big = vec![b'a'; MAX_FILE_BYTES as usize + 1];
-        assert_eq!(
-            reason(&file("big.rs", &big)),
-            "file too large (2097153 bytes, limit 2097152 bytes)"
-        );
-        assert!(reason(&dir.path().join("missing.rs")).starts_with("cannot read: "));
+fn check_regular(kind: FileType) -> Result<(), SkipReason> {
+    if kind.is_file() {
+        return Ok(());
+    }
+    Err(SkipReason::NotRegular(describe(kind)))
+}
+
+/// What a file that is not a regular file is, for messages.
+fn describe(kind: FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
     }
 }
+
+#[cfg(test)]
+mod tests;

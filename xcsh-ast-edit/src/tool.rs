@@ -9,7 +9,7 @@ use crate::apply::apply;
 use crate::label::preview_label;
 use crate::plan::plan;
 use crate::preview::{preview_details, preview_text};
-use crate::{AstEditError, AstEditParams};
+use crate::{AstEditError, AstEditOptions, AstEditParams};
 
 /// The name the model calls `ast_edit` by, and the source tool name of its
 /// pending actions.
@@ -27,12 +27,13 @@ typescript (.ts), tsx, javascript, python, go.";
 /// Every call previews: it plans the edit, shows matches and a diff, and
 /// on at least one replacement pushes a pending action labelled
 /// `AST Edit: {n} replacement{s} in {m} file{s}` onto the session's store.
-/// Applying it writes each file atomically, unless the file changed since
-/// the preview (see the crate docs).
+/// Applying it writes each file in place under a lock, unless the file
+/// changed since the preview (see the crate docs).
 #[derive(Debug)]
 pub struct AstEditTool {
     store: Arc<PendingActionStore>,
     parameters: Value,
+    options: AstEditOptions,
 }
 
 impl AstEditTool {
@@ -42,7 +43,14 @@ impl AstEditTool {
         Self {
             store,
             parameters: AstEditParams::schema(),
+            options: AstEditOptions::default(),
         }
+    }
+
+    /// The same tool under the user's `options`.
+    pub fn with_options(mut self, options: AstEditOptions) -> Self {
+        self.options = options;
+        self
     }
 }
 
@@ -70,7 +78,9 @@ impl Tool for AstEditTool {
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
         let params: AstEditParams =
             serde_json::from_value(arguments).map_err(AstEditError::Arguments)?;
-        let plan = plan(&params, context.cwd(), || context.is_cancelled())?;
+        let plan = plan(&params, context.cwd(), &self.options, || {
+            context.is_cancelled()
+        })?;
         let text = preview_text(&plan);
         let details = preview_details(&params, &plan);
         let total = plan.total_replacements();

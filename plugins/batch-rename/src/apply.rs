@@ -12,6 +12,10 @@ use crate::{Rename, RenamePlan};
 pub enum ApplyError {
     /// The source is gone since the preview.
     SourceGone(String),
+    /// A directory on the file's path leads elsewhere than at the preview
+    /// (swapped for a symlink): the rename could act outside the working
+    /// directory.
+    Relocated(String),
     /// The target exists now: nothing is overwritten.
     TargetExists(String),
     /// The OS refused a rename.
@@ -27,6 +31,10 @@ impl fmt::Display for ApplyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::SourceGone(file) => write!(f, "{file} no longer exists"),
+            Self::Relocated(file) => write!(
+                f,
+                "{file} is no longer where the preview found it (a directory on its path changed)"
+            ),
             Self::TargetExists(target) => {
                 write!(f, "refusing to overwrite {target}: it exists now")
             }
@@ -90,6 +98,10 @@ pub fn apply_plan(plan: &RenamePlan) -> Result<(), ApplyError> {
 fn apply_one(rename: &Rename) -> Result<(), ApplyError> {
     if !rename.from.is_file() {
         return Err(ApplyError::SourceGone(rename.from_display.clone()));
+    }
+    let parent = rename.from.parent().unwrap_or(&rename.from);
+    if std::fs::canonicalize(parent).ok().as_ref() != Some(&rename.directory) {
+        return Err(ApplyError::Relocated(rename.from_display.clone()));
     }
     move_no_clobber(&rename.from, &rename.to).map_err(|source| {
         if source.kind() == io::ErrorKind::AlreadyExists {
@@ -158,6 +170,33 @@ mod tests {
             fs::read_to_string(dir.path().join("new_b")).unwrap(),
             "user's file"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_swapped_for_a_link_out_since_the_preview_is_refused() {
+        let dir = TempDir::new().unwrap();
+        let outside = TempDir::new().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        fs::write(dir.path().join("sub/a"), "a").unwrap();
+        let params = BatchRenameParams {
+            files: vec!["sub/a".into()],
+            rule: RenameRule::Prefix {
+                prefix: "new_".into(),
+            },
+        };
+        let plan = RenamePlan::new(dir.path(), &params).unwrap();
+        fs::rename(dir.path().join("sub"), dir.path().join("moved")).unwrap();
+        fs::write(outside.path().join("a"), "theirs").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("sub")).unwrap();
+
+        let err = apply_plan(&plan).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "sub/a is no longer where the preview found it (a directory on its path changed)"
+        );
+        assert!(outside.path().join("a").exists());
+        assert!(!outside.path().join("new_a").exists());
     }
 
     #[test]

@@ -6,6 +6,12 @@
 //! pushed, then registers a pending action. `resolve` apply renames the files
 //! for real and never overwrites; discard leaves them and says what was
 //! dropped.
+//!
+//! It only acts inside the working directory the host gives it: a file
+//! that resolves (symlinks included) outside it, or whose directory does,
+//! is refused, and apply checks the directory again. There is no way to
+//! allow more; a symlink inside the directory is renamed as a link, never
+//! its target.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

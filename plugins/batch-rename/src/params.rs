@@ -8,7 +8,8 @@ use xcsh_plugin_api::serde::Deserialize;
 #[serde(crate = "xcsh_plugin_api::serde", deny_unknown_fields)]
 #[schemars(crate = "xcsh_plugin_api::schemars")]
 pub struct BatchRenameParams {
-    /// Files to rename, relative to the working directory (or absolute).
+    /// Files to rename, relative to the working directory (or absolute);
+    /// each must resolve, symlinks included, inside the working directory.
     /// Only the file name changes; files stay in their directory.
     #[schemars(length(min = 1))]
     pub files: Vec<String>,

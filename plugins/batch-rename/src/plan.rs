@@ -19,6 +19,9 @@ pub struct Rename {
     pub from: PathBuf,
     /// The new full path (same directory).
     pub to: PathBuf,
+    /// The directory the rename happens in, symlinks resolved at the
+    /// preview (inside the working directory); apply checks it still is.
+    pub directory: PathBuf,
 }
 
 /// The renames a rule gives, checked.
@@ -37,6 +40,14 @@ pub enum PlanError {
     Rule(String),
     /// A listed file does not exist or is not a regular file.
     MissingSource(String),
+    /// A listed file, or the directory it would be renamed in, resolves
+    /// (after symlinks) outside the working directory.
+    OutsideRoot {
+        /// The file as listed.
+        file: String,
+        /// Where it leads.
+        resolved: PathBuf,
+    },
     /// A file is listed twice.
     Duplicate(String),
     /// The new name is empty, `.`/`..`, or contains a path separator.
@@ -69,6 +80,12 @@ impl fmt::Display for PlanError {
         match self {
             Self::Rule(message) => f.write_str(message),
             Self::MissingSource(file) => write!(f, "{file}: no such file"),
+            Self::OutsideRoot { file, resolved } => write!(
+                f,
+                "{file}: outside the working directory (it resolves to {}); \
+                 batch-rename only renames files inside it",
+                resolved.display()
+            ),
             Self::Duplicate(file) => write!(f, "{file}: listed more than once"),
             Self::InvalidName { file, name } => {
                 write!(f, "{file}: the rule gives an invalid file name {name:?}")
@@ -96,14 +113,42 @@ fn valid_name(name: &str) -> bool {
         && !name.contains('\0')
 }
 
+/// The real paths of `from` (listed as `file`) and of the directory it is
+/// renamed in, if both resolve inside `root`.
+///
+/// The directory is checked on its own because a rename does not follow
+/// a symlink in the last component: `link.txt` is renamed as a link, in
+/// the directory that holds it.
+fn confined(root: &Path, from: &Path, file: &str) -> Result<(PathBuf, PathBuf), PlanError> {
+    let missing = |_| PlanError::MissingSource(file.to_owned());
+    let resolved = std::fs::canonicalize(from).map_err(missing)?;
+    let parent = from.parent().unwrap_or(from);
+    let directory = std::fs::canonicalize(parent).map_err(missing)?;
+    for path in [&resolved, &directory] {
+        if !path.starts_with(root) {
+            return Err(PlanError::OutsideRoot {
+                file: file.to_owned(),
+                resolved: path.clone(),
+            });
+        }
+    }
+    Ok((resolved, directory))
+}
+
 impl RenamePlan {
     /// Plans `params` for files under `cwd`.
+    ///
+    /// Every file must lie inside `cwd` once symlinks are resolved, both
+    /// the file and the directory it is renamed in (`..`, absolute paths
+    /// and symlinks leading out are refused). The pack only learns the
+    /// working directory from the host, so there is no way to allow more.
     ///
     /// # Errors
     ///
     /// The first [`PlanError`] found.
     pub fn new(cwd: &Path, params: &BatchRenameParams) -> Result<Self, PlanError> {
         let rule = CompiledRule::new(&params.rule).map_err(PlanError::Rule)?;
+        let root = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
         let mut plan = Self::default();
         let mut sources = HashSet::new();
         for file in &params.files {
@@ -111,7 +156,7 @@ impl RenamePlan {
             if !from.is_file() {
                 return Err(PlanError::MissingSource(file.clone()));
             }
-            let identity = std::fs::canonicalize(&from).unwrap_or_else(|_| from.clone());
+            let (identity, directory) = confined(&root, &from, file)?;
             if !sources.insert(identity) {
                 return Err(PlanError::Duplicate(file.clone()));
             }
@@ -140,6 +185,7 @@ impl RenamePlan {
                 to_display,
                 to: from.with_file_name(&new_name),
                 from,
+                directory,
             });
         }
         plan.check_targets()?;

@@ -98,3 +98,53 @@ fn applying_again_after_a_failure_finishes_the_rest() {
     assert_eq!(out.details.unwrap()["appliedFiles"], 2);
     assert_eq!(fs::read_to_string(&b).unwrap(), "new");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_file_replaced_by_a_named_pipe_fails_at_once_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.rs");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&a)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let writes = [planned(&a, "old", "new")];
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(apply(&writes).map(|_| ()).unwrap_err().message().to_owned());
+    });
+    let message = receive
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("apply blocked on a named pipe");
+    assert_eq!(
+        message,
+        "could not write a.rs: not a regular file (a named pipe)"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_that_leads_elsewhere_since_the_preview_is_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    fs::create_dir(root.join("src")).unwrap();
+    fs::create_dir(root.join("elsewhere")).unwrap();
+    let a = root.join("src/a.rs");
+    fs::write(&a, "old").unwrap();
+    let writes = [planned(&a, "old", "new")];
+    // The directory is swapped for a link to one holding the same content.
+    fs::rename(root.join("src"), root.join("moved")).unwrap();
+    fs::write(root.join("elsewhere/a.rs"), "old").unwrap();
+    std::os::unix::fs::symlink(root.join("elsewhere"), root.join("src")).unwrap();
+
+    let err = apply(&writes).unwrap_err();
+    assert!(
+        err.message()
+            .starts_with("every file changed since the preview")
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("elsewhere/a.rs")).unwrap(),
+        "old"
+    );
+}

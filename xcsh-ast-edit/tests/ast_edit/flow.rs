@@ -242,7 +242,7 @@ fn binary_and_oversized_files_are_skipped() {
     assert_eq!(
         preview.details.unwrap()["skipped"],
         json!([
-            {"path": "big.rs", "reason": "file too large (2400019 bytes, limit 2097152 bytes)"},
+            {"path": "big.rs", "reason": "file too large (more than 2097152 bytes)"},
             {"path": "bin.rs", "reason": "binary file"},
         ])
     );

@@ -17,6 +17,11 @@ pub struct Fixture {
 impl Fixture {
     /// Writes `files` (relative path, content) and opens a session there.
     pub fn new(files: &[(&str, &str)]) -> Self {
+        Self::with_options(files, xcsh_ast_edit::AstEditOptions::default())
+    }
+
+    /// [`Fixture::new`] with `ast_edit` under `options`.
+    pub fn with_options(files: &[(&str, &str)], options: xcsh_ast_edit::AstEditOptions) -> Self {
         let dir = tempfile::tempdir().unwrap();
         for (path, content) in files {
             let path = dir.path().join(path);
@@ -24,7 +29,7 @@ impl Fixture {
             fs::write(path, content).unwrap();
         }
         let session = Session::new(dir.path());
-        xcsh_ast_edit::register_builtins(&session).unwrap();
+        xcsh_ast_edit::register_builtins_with(&session, options).unwrap();
         Self { dir, session }
     }
 

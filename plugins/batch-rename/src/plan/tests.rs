@@ -127,3 +127,77 @@ fn the_same_file_listed_twice_is_refused() {
         assert_eq!(err.to_string(), format!("{second}: listed more than once"));
     }
 }
+
+#[test]
+fn files_outside_the_working_directory_are_refused() {
+    let parent = TempDir::new().unwrap();
+    let root = parent.path().join("work");
+    let outside = parent.path().join("outside");
+    for dir in [&root, &outside] {
+        fs::create_dir(dir).unwrap();
+        fs::write(dir.join("a.txt"), "a").unwrap();
+    }
+    let outside = fs::canonicalize(&outside).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outside.join("a.txt"), root.join("link.txt")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("linkdir")).unwrap();
+    }
+    let absolute = outside.join("a.txt").display().to_string();
+    let mut cases = vec![
+        ("../outside/a.txt", outside.join("a.txt")),
+        (absolute.as_str(), outside.join("a.txt")),
+    ];
+    if cfg!(unix) {
+        cases.push(("link.txt", outside.join("a.txt")));
+        cases.push(("linkdir/a.txt", outside.join("a.txt")));
+    }
+    for (file, resolved) in cases {
+        let err = RenamePlan::new(&root, &params(&[file], regex("a", "b"))).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{file}: outside the working directory (it resolves to {}); \
+                 batch-rename only renames files inside it",
+                resolved.display()
+            )
+        );
+    }
+    assert_eq!(fs::read_to_string(outside.join("a.txt")).unwrap(), "a");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_link_leading_out_is_refused_even_for_a_link_back_in() {
+    let parent = TempDir::new().unwrap();
+    let root = parent.path().join("work");
+    let outside = parent.path().join("outside");
+    fs::create_dir_all(&root).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(root.join("a.txt"), "a").unwrap();
+    // work/out → outside, and outside/back.txt → work/a.txt: the file is
+    // inside, but the rename would happen in outside/.
+    std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+    std::os::unix::fs::symlink(root.join("a.txt"), outside.join("back.txt")).unwrap();
+    let err = RenamePlan::new(&root, &params(&["out/back.txt"], regex("b", "c"))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "out/back.txt: outside the working directory (it resolves to {}); \
+             batch-rename only renames files inside it",
+            fs::canonicalize(&outside).unwrap().display()
+        )
+    );
+}
+
+#[test]
+fn paths_inside_the_working_directory_are_fine_however_written() {
+    let dir = dir_with(&["a.txt", "sub/b.txt"]);
+    let absolute = dir.path().join("sub/b.txt").display().to_string();
+    let plan = RenamePlan::new(
+        dir.path(),
+        &params(&["sub/../a.txt", &absolute], regex("^", "x-")),
+    )
+    .unwrap();
+    assert_eq!(plan.renames.len(), 2);
+}
