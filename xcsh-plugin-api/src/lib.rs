@@ -55,9 +55,6 @@
 //! `#[serde(crate = …)]` attributes.
 #![deny(missing_docs)]
 
-// `#[params]` expands to paths under `::xcsh_plugin_api`, here too.
-extern crate self as xcsh_plugin_api;
-
 pub mod abi;
 #[doc(hidden)]
 pub mod ffi;
