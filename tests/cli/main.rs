@@ -5,6 +5,7 @@
 mod discovery;
 mod hardening;
 mod mcp;
+mod pack_new;
 mod repl;
 mod run;
 mod support;
