@@ -1,8 +1,8 @@
 //! Everything a pack usually needs, in one import:
 //! `use xcsh_plugin_api::prelude::*;`.
 //!
-//! The traits and types of the SDK, the [`params`](crate::params)
-//! attribute, [`NoParams`](crate::NoParams), and serde_json's `json!` and
+//! The traits and types of the SDK, the [`params`]
+//! attribute, [`NoParams`], and serde_json's `json!` and
 //! `Value`. Nothing of the FFI layer.
 
 pub use crate::params;
