@@ -9,9 +9,9 @@ use clap::Parser as _;
 use tracing::Level;
 
 use crate::agent::{Agent, RunPolicy};
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, PackCommand};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{mcp, repl, run, tools};
+use crate::{mcp, repl, run, template, tools};
 
 /// Runs the command line of this process.
 ///
@@ -20,11 +20,16 @@ use crate::{mcp, repl, run, tools};
 /// Whatever stopped the command; `main` prints it once.
 pub fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
+    if let Command::Pack(PackCommand::New(args)) = &cli.command {
+        crate::logging::init(cli.verbose, Level::WARN);
+        template::run(args)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // `tools` prints the load report itself; warnings on stderr would say
     // everything twice.
     let quiet_level = match cli.command {
         Command::Tools(_) => Level::ERROR,
-        Command::Run(_) | Command::Repl(_) | Command::Mcp(_) => Level::WARN,
+        Command::Run(_) | Command::Repl(_) | Command::Mcp(_) | Command::Pack(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
 
@@ -45,6 +50,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => mcp::serve(agent)?,
+        Command::Pack(_) => unreachable!("handled before any pack loads"),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -30,13 +30,18 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// The tool packs the subcommand names.
+    /// The tool packs the subcommand names (none for `pack`).
     pub fn packs(&self) -> &PackArgs {
         match &self.command {
             Command::Tools(args) => &args.packs,
             Command::Run(args) => &args.packs,
             Command::Repl(args) => &args.packs,
             Command::Mcp(args) => &args.packs,
+            Command::Pack(_) => {
+                static NONE: std::sync::LazyLock<PackArgs> =
+                    std::sync::LazyLock::new(PackArgs::default);
+                &NONE
+            }
         }
     }
 }
@@ -88,6 +93,32 @@ pub enum Command {
     /// input and output (one session; `resolve` listed while anything is
     /// pending).
     Mcp(McpArgs),
+    /// Write tool packs (loads none).
+    #[command(subcommand)]
+    Pack(PackCommand),
+}
+
+/// `xcsh pack …`.
+#[derive(Debug, Subcommand)]
+pub enum PackCommand {
+    /// Write a new tool-pack crate with a preview tool and its tests.
+    New(PackNewArgs),
+}
+
+/// Options of `xcsh pack new`.
+#[derive(Debug, Args)]
+pub struct PackNewArgs {
+    /// The pack's crate name, e.g. my-pack.
+    pub name: String,
+
+    /// Where to write it (default: ./NAME); must not exist or be empty.
+    pub dir: Option<PathBuf>,
+
+    /// The xcsh-plugin-api directory of a clone of the xcsh repository
+    /// (default: the clone this xcsh was built from). The pack depends on
+    /// it, and on its sibling xcsh-pack-test, by path.
+    #[arg(long, value_name = "DIR")]
+    pub api_path: Option<PathBuf>,
 }
 
 /// Options of `xcsh tools`.

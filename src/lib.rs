@@ -6,6 +6,7 @@
 //! - [`agent`]: a session with the built-ins first, then the packs;
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
 //! - [`tools`], [`run`], [`repl`], [`mcp`]: the subcommands; [`render`]: `--pretty`;
+//! - [`template`]: `xcsh pack new`, a new tool-pack crate;
 //! - [`app`]: the whole command line, start to finish.
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
@@ -22,4 +23,5 @@ pub mod repl;
 pub mod run;
 pub mod script;
 pub mod sources;
+pub mod template;
 pub mod tools;

@@ -30,7 +30,7 @@ Look around:
   tools                            the tools you can call
   pending                          the pending actions, newest first
   help                             this text
-Leave: exit, quit or Ctrl-D (pending actions are not applied).
+Leave: exit, quit or Ctrl-D (pending actions are discarded, never applied).
 Tab completes tool names and commands."#;
 
 /// REPL words that are not tools.
@@ -185,6 +185,8 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
             if left == 1 { "it" } else { "them" }
         );
     }
+    // Discarded through their reject code, as under every front end.
+    agent.session.end();
     Ok(())
 }
 

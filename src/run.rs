@@ -73,14 +73,9 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
         }
         out.flush()?;
     }
-    let pending = agent.session.store().views();
-    if !pending.is_empty() {
-        tracing::info!(
-            "{} left pending at the end of the script; nothing was applied for {}",
-            render::count(pending.len(), "action"),
-            if pending.len() == 1 { "it" } else { "them" }
-        );
-    }
+    // What the script left pending is discarded, never applied, as under
+    // every front end (a warning names each).
+    agent.session.end();
     Ok(())
 }
 

@@ -27,6 +27,7 @@ mod convert;
 pub mod discover;
 mod error;
 mod execute_context;
+mod factory;
 mod host_api;
 mod library;
 mod load;
@@ -37,6 +38,7 @@ mod report;
 mod trust;
 
 pub use error::LoadError;
+pub use factory::create_tools_in_process;
 pub use host_api::{HostBinding, STORE_UNAVAILABLE};
 pub use library::PackLibrary;
 pub use load::{PackLoader, load_packs, load_packs_with};

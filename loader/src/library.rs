@@ -7,7 +7,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use abi_stable::library::{LibHeader, lib_header_from_path};
 use abi_stable::sabi_types::VersionNumber;
-use xcsh_plugin_api::abi::{self, v1::FfiErrorKind, v1::ToolPackModuleRef};
+use xcsh_plugin_api::abi::{self, v1::ToolPackModuleRef};
 
 use crate::error::supported_versions;
 use crate::{HostBinding, LoadError, PackTool};
@@ -141,29 +141,12 @@ impl PackLibrary {
     /// invalid tool.
     pub fn create_tools(&self, binding: &HostBinding) -> Result<Vec<PackTool>, LoadError> {
         let create = self.module.factory().create_tools();
-        let tools = create(binding.api(&self.name)).into_result().map_err(|e| {
-            let message = crate::error::one_line(&e.message);
-            match e.kind {
-                FfiErrorKind::Panic => LoadError::FactoryPanicked(message),
-                FfiErrorKind::Error => LoadError::Factory(message),
-            }
-        })?;
-        if tools.is_empty() {
-            return Err(LoadError::NoTools);
-        }
-        tools
-            .into_iter()
-            .enumerate()
-            .map(|(i, tool)| {
-                PackTool::new(
-                    tool,
-                    i + 1,
-                    Arc::clone(&self.name),
-                    Arc::clone(&self.path),
-                    binding.call_timeout(),
-                )
-            })
-            .collect()
+        crate::factory::create_tools(
+            &self.name,
+            &self.path,
+            Box::new(move |api| create(api)),
+            binding,
+        )
     }
 }
 

@@ -60,6 +60,7 @@ impl PackTool {
         let schema = read(index, "parameters", tool.parameters_json())?;
         let parameters: Value = serde_json::from_str(&schema)
             .map_err(|e| invalid(format!("{name}: parameters are not valid JSON: {e}")))?;
+        let parameters = xcsh_core::offered_schema(parameters);
         if parameters.get("type").and_then(Value::as_str) != Some("object") {
             return Err(invalid(format!(
                 "{name}: parameters schema must be a JSON object schema with \"type\": \"object\""

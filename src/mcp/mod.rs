@@ -9,16 +9,16 @@
 //!   ([`xcsh_core::PREVIEW_REMINDER`]) as its last text block. Tool errors
 //!   (unknown tool, invalid arguments, failures) are results with
 //!   `isError`; malformed requests are JSON-RPC errors.
-//! - When the client goes away with actions pending, each is discarded
-//!   through its reject code and logged ([`discard::discard_pending`]):
-//!   nothing is applied without `resolve`.
+//! - When the client goes away with actions pending, the session ends as
+//!   under every front end ([`xcsh_core::Session::end`]): each action is
+//!   discarded through its reject code and logged; nothing is applied
+//!   without `resolve`.
 //!
 //! The protocol is `rmcp`'s: every revision it knows, 2024-11-05 through
 //! 2026-07-28; clients that open with `initialize` get 2025-11-25 or the
 //! revision they ask for.
 
 pub mod convert;
-pub mod discard;
 pub mod notify;
 pub mod server;
 pub mod stdio;
@@ -101,9 +101,8 @@ async fn terminated() {
 async fn end_session(server: &XcshServer) {
     let _no_more_calls = server.stop_calls().await;
     let agent = Arc::clone(server.agent());
-    let discarded =
-        tokio::task::spawn_blocking(move || discard::discard_pending(agent.session.store())).await;
-    if let Err(error) = discarded {
+    let ended = tokio::task::spawn_blocking(move || agent.session.end()).await;
+    if let Err(error) = ended {
         tracing::error!(%error, "discarding pending actions failed");
     }
 }

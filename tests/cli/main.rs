@@ -6,6 +6,7 @@ mod confinement;
 mod discovery;
 mod hardening;
 mod mcp;
+mod pack_new;
 mod repl;
 mod run;
 mod support;

@@ -49,7 +49,7 @@ fn discard_lines(stderr: &Value) -> Vec<&str> {
 }
 
 const DISCARDED_AT_END: &str =
-    "warning: Discarded pending action \"Batch Rename: 1 file\": MCP session ended without resolve";
+    "warning: Discarded pending action \"Batch Rename: 1 file\": session ended without resolve";
 
 #[test]
 fn an_mcp_client_previews_resolves_and_is_told_when_resolve_comes_and_goes() {

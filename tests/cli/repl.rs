@@ -52,3 +52,30 @@ fn preview_then_apply_round_trip() {
     let history = std::fs::read_to_string(env.user_data_dir().join("history.txt")).unwrap();
     assert!(history.contains("apply ready to ship"), "{history}");
 }
+
+#[test]
+fn leaving_with_an_action_pending_discards_it() {
+    let env = Env::new();
+    env.write("draft.md", "text");
+    let pack = batch_rename();
+    let mut command = env.command(&["repl", "--plugin", arg(&pack)]);
+    command.env("TERM", "xterm");
+    let mut repl = Session::spawn(command).expect("spawn xcsh repl in a pty");
+    repl.set_expect_timeout(Some(Duration::from_secs(30)));
+    repl.expect("xcsh> ").unwrap();
+    repl.send_line(
+        r#"batch_rename_preview {"files": ["draft.md"], "rule": {"kind": "prefix", "prefix": "old-"}}"#,
+    )
+    .unwrap();
+    repl.expect("xcsh [1 pending]> ").unwrap();
+
+    repl.send_line("exit").unwrap();
+    repl.expect("1 action left pending; nothing was applied for it.")
+        .unwrap();
+    repl.expect(
+        "warning: Discarded pending action \"Batch Rename: 1 file\": session ended without resolve",
+    )
+    .unwrap();
+    repl.expect(Eof).unwrap();
+    assert_eq!(env.files(), ["draft.md"]);
+}

@@ -361,3 +361,25 @@ fn a_missing_script_is_an_error() {
     );
     assert_eq!(output.stderr.lines().count(), 1);
 }
+
+#[test]
+fn what_a_script_leaves_pending_is_discarded_at_the_end_never_applied() {
+    let env = env_with(&["a.txt", "b.txt"]);
+    let script = [
+        preview_line(&["a.txt"], json!({"kind": "prefix", "prefix": "1-"})),
+        preview_line(
+            &["a.txt", "b.txt"],
+            json!({"kind": "prefix", "prefix": "2-"}),
+        ),
+    ]
+    .join("\n");
+    let output = env.run(&["run", "--plugin", arg(&batch_rename())], &script);
+    assert_eq!(output.code, Some(0), "{output:?}");
+    assert_eq!(json_lines(&output.stdout)[1]["pending"], 2);
+    assert_eq!(
+        output.stderr,
+        "warning: Discarded pending action \"Batch Rename: 2 files\": session ended without resolve\n\
+         warning: Discarded pending action \"Batch Rename: 1 file\": session ended without resolve\n"
+    );
+    assert_eq!(env.files(), ["a.txt", "b.txt"]);
+}

@@ -34,15 +34,10 @@ pub struct AstEditParams {
 
 impl AstEditParams {
     /// The JSON schema of the arguments: an object schema without unknown
-    /// fields, as the session validates calls against it.
+    /// fields, as the session validates calls against it, tidied by the
+    /// policy every tool's schema follows ([`xcsh_core::offered_schema`]).
     pub fn schema() -> Value {
-        let mut schema = schemars::schema_for!(AstEditParams).to_value();
-        if let Some(object) = schema.as_object_mut() {
-            // Noise for model providers; the session validates either way.
-            object.remove("$schema");
-            object.remove("title");
-        }
-        schema
+        xcsh_core::offered_schema(schemars::schema_for!(AstEditParams).to_value())
     }
 }
 

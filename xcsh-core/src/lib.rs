@@ -45,7 +45,9 @@ mod panic;
 pub mod pending;
 mod registry;
 mod resolve;
+mod schema;
 mod session;
+mod session_end;
 mod tool;
 mod tool_choice;
 
@@ -62,6 +64,8 @@ pub use pending::{
 };
 pub use registry::{RegisteredTool, RegistryError, ToolRegistry, is_valid_tool_name};
 pub use resolve::{RESOLVE_TOOL_NAME, ResolveTool};
+pub use schema::offered_schema;
 pub use session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
+pub use session_end::SESSION_ENDED;
 pub use tool::{ProgressFn, Tool, ToolContext};
 pub use tool_choice::{ProviderCapabilities, ToolChoice};

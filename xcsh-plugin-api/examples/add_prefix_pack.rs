@@ -5,15 +5,12 @@
 
 use std::path::PathBuf;
 
-use xcsh_plugin_api::schemars::JsonSchema;
-use xcsh_plugin_api::serde::Deserialize;
-use xcsh_plugin_api::serde_json::json;
-use xcsh_plugin_api::{Host, PendingAction, Tool, ToolContext, ToolError, ToolOutput, ToolPack};
+use xcsh_plugin_api::prelude::*;
 
-/// Arguments of `add_prefix_preview`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "xcsh_plugin_api::serde")]
-#[schemars(crate = "xcsh_plugin_api::schemars")]
+/// Arguments of `add_prefix_preview`. (This line is Rust documentation
+/// only: the model reads the tool's description and the fields' doc
+/// comments.)
+#[params]
 struct Params {
     /// Files to rename, relative to the working directory.
     files: Vec<String>,
@@ -36,6 +33,11 @@ impl Tool for AddPrefix {
 
     fn description(&self) -> &str {
         "Previews adding a prefix to file names; resolve applies it."
+    }
+
+    // It only previews: the renaming happens in the pending action's apply.
+    fn hints(&self) -> ToolHints {
+        ToolHints::PREVIEW
     }
 
     fn execute(&self, p: Params, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {

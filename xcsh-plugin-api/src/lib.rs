@@ -1,21 +1,27 @@
 //! The stable-ABI contract for xcsh native tool packs, and the safe layer
 //! pack authors write against.
 //!
-//! A tool pack is a `cdylib` that depends on this crate only. The author
-//! implements [`Tool`] (or uses [`FnTool`] closures) with typed parameters,
-//! returns the tools from a factory, and exports it with
-//! [`export_tool_pack!`]. No `unsafe`, no `extern`: every entry point is
-//! wrapped so that a panic becomes an error value for that call.
+//! A tool pack is a library crate that depends on this crate only. The
+//! author implements [`Tool`] (or uses [`FnTool`] closures) with parameters
+//! marked [`#[params]`](params), returns the tools from a factory, and
+//! exports it with [`export_tool_pack!`]. No `unsafe`, no `extern`: every
+//! entry point is wrapped so that a panic becomes an error value for that
+//! call. `use xcsh_plugin_api::prelude::*;` brings in what a pack needs.
 //!
 //! The host (the `xcsh` agent, through its loader) calls the factory once per
 //! session with a [`Host`] bound to that session's pending-action store.
 //! Destructive tools preview first and push a [`PendingAction`]; nothing
-//! changes until the model calls `resolve`.
+//! changes until the model calls `resolve`. The [`guide`] says what happens
+//! to an action from push to apply, discard or the end of the session, and
+//! how to test a pack (the `xcsh-pack-test` crate runs its tools through
+//! the real host path in an ordinary `#[test]`).
 //!
 //! Agents and loaders use [`abi`], the versioned FFI contract. Pack authors
 //! should not need it.
 //!
 //! # Example: a batch-rename pack
+//!
+//! `xcsh pack new NAME` writes a pack crate like this one, with a test.
 //!
 //! `Cargo.toml` (this crate is not published on crates.io yet: depend on it
 //! from a clone of the xcsh repository, by path or by git, at the revision
@@ -23,14 +29,18 @@
 //!
 //! ```toml
 //! [lib]
-//! # cdylib: the library the agent loads; rlib: so the pack's own tests
-//! # can link it.
+//! # cdylib: the library the agent loads. rlib: what the pack's own
+//! # integration tests (tests/*.rs) link against; without it they cannot
+//! # `use` the pack. Unit tests inside src/ work with cdylib alone.
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
 //! xcsh-plugin-api = { path = "../xcsh/xcsh-plugin-api" }
 //! # or, from the repository:
 //! # xcsh-plugin-api = { git = "<URL of the xcsh repository>", rev = "<commit>" }
+//!
+//! [dev-dependencies]
+//! xcsh-pack-test = { path = "../xcsh/xcsh-pack-test" }
 //! ```
 //!
 //! `src/lib.rs` (this is `examples/add_prefix_pack.rs`, which the tests
@@ -40,20 +50,60 @@
 #![doc = include_str!("../examples/add_prefix_pack.rs")]
 //! ```
 //!
-//! Serde and schemars are re-exported so a pack needs no other dependency;
-//! a pack may equally depend on `serde` and `schemars` 1.x itself and drop
-//! the `crate = …` attributes.
+//! Serde, schemars and serde_json are re-exported, and [`params`] derives
+//! through the re-exports, so a pack needs no other dependency and no
+//! `#[serde(crate = …)]` attributes.
 #![deny(missing_docs)]
 
 pub mod abi;
 #[doc(hidden)]
 pub mod ffi;
+pub mod guide;
+pub mod prelude;
 pub mod sdk;
 
 pub use sdk::{
-    ContentBlock, FnTool, Host, LogLevel, PendingAction, Tool, ToolContext, ToolError, ToolHints,
-    ToolOutput, ToolPack,
+    ContentBlock, FnTool, Host, LogLevel, NoParams, PendingAction, Tool, ToolContext, ToolError,
+    ToolHints, ToolOutput, ToolPack,
 };
+
+/// Makes a struct or enum a tool's parameters.
+///
+/// `#[params]` derives serde's `Deserialize` and schemars' `JsonSchema`
+/// through this crate's re-exports (no `#[serde(crate = …)]` needed) and
+/// refuses unknown fields: the schema says `additionalProperties: false`,
+/// so the host refuses a call with a field the type does not name, naming
+/// it, before pack code runs (as it does for the built-in tools).
+/// `#[params(allow_unknown_fields)]` accepts and ignores them instead.
+///
+/// Put it above your own derives; mark nested types (a field's struct or
+/// enum) with it too. Other serde and schemars attributes work as usual,
+/// except `deny_unknown_fields`, which `#[params]` already adds.
+///
+/// The doc comment of each field becomes its `description` in the schema:
+/// it is what the model reads about that argument, so write it for the
+/// model. The doc comment of the type itself is dropped from the schema
+/// the model sees (the tool's [`description`](Tool::description) says what
+/// the tool does).
+///
+/// ```
+/// use xcsh_plugin_api::prelude::*;
+///
+/// #[params]
+/// #[derive(Debug)]
+/// struct Greet {
+///     /// Who to greet.
+///     name: String,
+///     /// How, if not "Hello".
+///     #[serde(default)]
+///     greeting: Option<String>,
+/// }
+///
+/// let greet: Greet = serde_json::from_value(json!({"name": "Ada"})).unwrap();
+/// assert_eq!(greet.name, "Ada");
+/// assert!(serde_json::from_value::<Greet>(json!({"name": "Ada", "nmae": 1})).is_err());
+/// ```
+pub use xcsh_plugin_api_macros::params;
 
 pub use abi_stable;
 pub use schemars;

@@ -1,12 +1,10 @@
 //! The tool's typed arguments.
 
-use xcsh_plugin_api::schemars::JsonSchema;
-use xcsh_plugin_api::serde::Deserialize;
+use xcsh_plugin_api::params;
 
 /// Arguments of `batch_rename_preview`.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(crate = "xcsh_plugin_api::serde", deny_unknown_fields)]
-#[schemars(crate = "xcsh_plugin_api::schemars")]
+#[params]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchRenameParams {
     /// Files to rename, relative to the working directory (or absolute);
     /// each must resolve, symlinks included, inside the working directory.
@@ -18,14 +16,9 @@ pub struct BatchRenameParams {
 }
 
 /// How a new file name is made from the old one.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(
-    crate = "xcsh_plugin_api::serde",
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields
-)]
-#[schemars(crate = "xcsh_plugin_api::schemars")]
+#[params]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RenameRule {
     /// Replace every match of a regular expression in the file name;
     /// `$1` / `${name}` in the replacement refer to capture groups.

@@ -5,6 +5,7 @@
 mod context;
 mod error;
 mod host;
+mod no_params;
 mod output;
 mod pack;
 mod pending;
@@ -13,6 +14,7 @@ mod tool;
 pub use context::ToolContext;
 pub use error::ToolError;
 pub use host::{Host, LogLevel};
+pub use no_params::NoParams;
 pub use output::{ContentBlock, ToolHints, ToolOutput};
 pub use pack::ToolPack;
 pub use pending::PendingAction;

@@ -1,0 +1,110 @@
+//! What happens to pending actions when a session ends: the same for every
+//! front end.
+
+use crate::Session;
+use crate::panic::catch;
+
+/// The reason every reject gets when a session ends with actions pending.
+pub const SESSION_ENDED: &str = "session ended without resolve";
+
+impl Session {
+    /// Ends the session: discards every pending action, newest first,
+    /// through its reject code (nothing is ever applied without `resolve`),
+    /// and logs each at warn level:
+    /// `Discarded pending action "{label}": session ended without resolve`.
+    /// A reject that fails or panics is logged too
+    /// (`…; its cleanup failed: {error}` / `…; its cleanup panicked: {message}`)
+    /// and the others still run. What a reject returns is dropped: nobody
+    /// is left to read it.
+    ///
+    /// Every front end (`xcsh run`, `repl`, `mcp`) calls this when its
+    /// session ends, and dropping a session does too, so a session always
+    /// ends the same way. Returns how many actions were discarded; a second
+    /// call finds nothing.
+    pub fn end(&self) -> usize {
+        let mut discarded = 0;
+        while let Some(entry) = self.store().pop() {
+            discarded += 1;
+            let action = entry.action();
+            let label = action.label();
+            match catch(|| action.reject(SESSION_ENDED)) {
+                Ok(None | Some(Ok(_))) => {
+                    tracing::warn!("Discarded pending action \"{label}\": {SESSION_ENDED}");
+                }
+                Ok(Some(Err(error))) => tracing::warn!(
+                    "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup failed: {error}"
+                ),
+                Err(message) => tracing::warn!(
+                    "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup panicked: {message}"
+                ),
+            }
+        }
+        discarded
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use crate::{PendingAction, ToolError, ToolOutput};
+
+    use super::*;
+
+    fn push_three(session: &Session) -> (Arc<Mutex<Vec<String>>>, Arc<AtomicUsize>) {
+        let rejected = Arc::new(Mutex::new(Vec::new()));
+        let applied = Arc::new(AtomicUsize::new(0));
+        for label in ["first", "second", "third"] {
+            let (rejected, applied) = (Arc::clone(&rejected), Arc::clone(&applied));
+            let action = PendingAction::new(label, move |_| {
+                applied.fetch_add(1, Ordering::SeqCst);
+                Ok(ToolOutput::default())
+            })
+            .unwrap()
+            .with_reject(move |reason| {
+                rejected.lock().unwrap().push(format!("{label}: {reason}"));
+                match label {
+                    "second" => panic!("cleanup exploded"),
+                    "third" => Err(ToolError::new("cleanup failed")),
+                    _ => Ok(None),
+                }
+            });
+            session.store().push(action);
+        }
+        (rejected, applied)
+    }
+
+    #[test]
+    fn every_action_is_rejected_newest_first_and_none_applied() {
+        let session = Session::new(".");
+        let (rejected, applied) = push_three(&session);
+        assert_eq!(session.end(), 3);
+        assert!(session.store().is_empty());
+        assert_eq!(applied.load(Ordering::SeqCst), 0);
+        assert_eq!(
+            *rejected.lock().unwrap(),
+            [
+                format!("third: {SESSION_ENDED}"),
+                format!("second: {SESSION_ENDED}"),
+                format!("first: {SESSION_ENDED}"),
+            ]
+        );
+        assert_eq!(session.end(), 0, "a second end finds nothing");
+    }
+
+    #[test]
+    fn dropping_a_session_ends_it() {
+        let session = Session::new(".");
+        let (rejected, applied) = push_three(&session);
+        drop(session);
+        assert_eq!(rejected.lock().unwrap().len(), 3);
+        assert_eq!(applied.load(Ordering::SeqCst), 0);
+    }
+}

@@ -1,0 +1,109 @@
+//! Test support for xcsh tool packs: the counterpart of nushell's
+//! `nu-plugin-test-support`.
+//!
+//! [`PackTest`] takes a pack's factory (the function given to
+//! `export_tool_pack!`), calls it in-process, without building or opening a
+//! library, and runs the pack's tools through the same host path as a pack
+//! the agent loaded: the v1 ABI and the loader's adapter (schema checks,
+//! the host API, pushes), then an `xcsh-core` session (argument validation
+//! against the schema, the pending-action stack, `resolve` apply and
+//! discard, the reminders, the tool choice). Tests assert on what the model
+//! and the user would see.
+//!
+//! Add it as a dev-dependency of the pack (by path until the crates are
+//! published), with `crate-type = ["cdylib", "rlib"]` in the pack so its
+//! tests can link it:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! xcsh-pack-test = { path = "../xcsh/xcsh-pack-test" }
+//! ```
+//!
+//! A pack with one preview tool, and its test (in a real pack, the test
+//! lives in `tests/` and the pack in `src/`):
+//!
+//! ```
+//! mod my_pack {
+//!     use xcsh_plugin_api::prelude::*;
+//!
+//!     #[params]
+//!     pub struct Params {
+//!         /// The file to delete, relative to the working directory.
+//!         pub file: String,
+//!     }
+//!
+//!     pub fn tools(_host: &Host) -> Result<ToolPack, ToolError> {
+//!         let preview = FnTool::new(
+//!             "delete_preview",
+//!             "Delete",
+//!             "Previews deleting a file; resolve applies it.",
+//!             |p: Params, ctx: &ToolContext<'_>| {
+//!                 let path = ctx.resolve_path(&p.file);
+//!                 if !path.is_file() {
+//!                     return Err(ToolError::new(format!("{}: no such file", p.file)));
+//!                 }
+//!                 let label = format!("Delete: {}", p.file);
+//!                 ctx.push_pending_action(
+//!                     PendingAction::new(label, move |_reason| {
+//!                         std::fs::remove_file(&path)?;
+//!                         Ok(ToolOutput::text("Deleted 1 file."))
+//!                     })
+//!                     .with_source_tool_name("delete_preview"),
+//!                 )?;
+//!                 Ok(ToolOutput::text(format!("Would delete {}", p.file)))
+//!             },
+//!         )
+//!         .with_hints(ToolHints::PREVIEW);
+//!         Ok(ToolPack::new().with_tool(preview))
+//!     }
+//!
+//!     xcsh_plugin_api::export_tool_pack!(tools);
+//! }
+//!
+//! use xcsh_pack_test::{PREVIEW_REMINDER, PackTest, ToolChoice, json};
+//!
+//! // A session over the pack, in a fresh temporary directory.
+//! let pack = PackTest::new("my-pack", my_pack::tools).unwrap();
+//! pack.write("notes.txt", "text");
+//!
+//! let preview = pack.call("delete_preview", json!({"file": "notes.txt"}));
+//! assert!(!preview.is_error, "{}", preview.text());
+//! assert_eq!(preview.text(), "Would delete notes.txt");
+//! assert_eq!(pack.pending_labels(), ["Delete: notes.txt"]);
+//! assert_eq!(pack.take_reminders(), [PREVIEW_REMINDER]);
+//! assert_eq!(pack.tool_choice(), ToolChoice::Tool { name: "resolve".into() });
+//! assert!(pack.dir().join("notes.txt").exists(), "a preview changes nothing");
+//!
+//! let applied = pack.apply("the notes are obsolete");
+//! assert_eq!(applied.text(), "Deleted 1 file.");
+//! assert!(!pack.dir().join("notes.txt").exists());
+//! assert!(pack.pending_labels().is_empty());
+//!
+//! // Invalid arguments never reach the pack; the error names the field.
+//! let refused = pack.call("delete_preview", json!({"flie": "notes.txt"}));
+//! assert!(refused.is_error);
+//! assert_eq!(
+//!     refused.text(),
+//!     "Invalid arguments for delete_preview: \
+//!      Additional properties are not allowed ('flie' was unexpected); \
+//!      \"file\" is a required property"
+//! );
+//! ```
+//!
+//! The pack's tools run on the test's thread, without a time limit: a
+//! panic's backtrace points into the pack.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+mod pack_test;
+mod pending;
+
+pub use error::PackTestError;
+pub use pack_test::{Factory, PackTest};
+pub use pending::PendingInfo;
+
+pub use serde_json::{Value, json};
+pub use xcsh_core::{
+    ContentBlock, PREVIEW_REMINDER, SESSION_ENDED, Session, ToolChoice, ToolHints, ToolResult,
+};
