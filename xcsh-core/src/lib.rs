@@ -36,24 +36,30 @@
 #![forbid(unsafe_code)]
 
 mod arguments;
+mod call;
 mod cancel;
 mod content;
 mod error;
 mod hints;
+mod limits;
 mod output;
 mod panic;
 pub mod pending;
 mod registry;
 mod resolve;
+mod runner;
 mod session;
 mod tool;
 mod tool_choice;
+mod truncate;
 
 pub use arguments::{ArgumentError, ArgumentValidator};
+pub use call::{PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call};
 pub use cancel::CancellationToken;
 pub use content::ContentBlock;
 pub use error::ToolError;
 pub use hints::ToolHints;
+pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::{ToolOutput, ToolResult};
 pub use panic::panic_message;
 pub use pending::{
@@ -61,7 +67,8 @@ pub use pending::{
     PendingActionView, PendingEntry, PushEvent, Subscription,
 };
 pub use registry::{RegisteredTool, RegistryError, ToolRegistry, is_valid_tool_name};
-pub use resolve::{RESOLVE_TOOL_NAME, ResolveTool};
+pub use resolve::{APPLY_STILL_RUNNING, RESOLVE_TOOL_NAME, ResolveTool};
 pub use session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
 pub use tool::{ProgressFn, Tool, ToolContext};
 pub use tool_choice::{ProviderCapabilities, ToolChoice};
+pub use truncate::truncation_note;
