@@ -6,12 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use xcsh_core::{RESOLVE_TOOL_NAME, RegistryError, Session};
+use xcsh_core::{CallLimits, DEFAULT_MAX_RESULT_BYTES, RESOLVE_TOOL_NAME, RegistryError, Session};
 use xcsh_loader::{HostBinding, LoadReport, LoadedPack, PackLoader, TrustPolicy};
 
 use crate::sources::{Discovery, Settings, SourceWarning};
 
-/// How long a pack tool call may run unless configured otherwise.
+/// How long a tool call, an apply or a reject may run unless configured
+/// otherwise.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How a session runs pack code.
@@ -19,8 +20,11 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(300);
 pub struct RunPolicy {
     /// Which pack files may be opened.
     pub trust: TrustPolicy,
-    /// When to give up on a pack call; `None` never does.
+    /// When to give up on a tool call, an apply or a reject; `None` never
+    /// does.
     pub tool_timeout: Option<Duration>,
+    /// The most bytes of one result passed on; `None`: no cap.
+    pub max_result_bytes: Option<usize>,
 }
 
 impl Default for RunPolicy {
@@ -28,6 +32,7 @@ impl Default for RunPolicy {
         Self {
             trust: TrustPolicy::new(),
             tool_timeout: Some(DEFAULT_TOOL_TIMEOUT),
+            max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
         }
     }
 }
@@ -46,6 +51,23 @@ impl RunPolicy {
         Self {
             trust,
             tool_timeout: (!timeout.is_zero()).then_some(timeout),
+            max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
+        }
+    }
+
+    /// The policy with the command line's result cap, if given (0: no cap).
+    pub fn with_max_result_bytes(mut self, flag: Option<usize>) -> Self {
+        if let Some(bytes) = flag {
+            self.max_result_bytes = (bytes != 0).then_some(bytes);
+        }
+        self
+    }
+
+    /// What every call of the session may take.
+    pub fn limits(&self) -> CallLimits {
+        CallLimits {
+            time: self.tool_timeout,
+            result_bytes: self.max_result_bytes,
         }
     }
 }
@@ -62,12 +84,9 @@ pub fn start_session(
     packs: &[PathBuf],
     policy: &RunPolicy,
 ) -> Result<(Session, LoadReport), RegistryError> {
-    let session = Session::new(cwd);
+    let session = Session::new(cwd).with_limits(policy.limits());
     xcsh_ast_edit::register_builtins(&session)?;
-    let mut binding = HostBinding::for_session(&session);
-    if let Some(limit) = policy.tool_timeout {
-        binding = binding.with_call_timeout(limit);
-    }
+    let binding = HostBinding::for_session(&session);
     let report = PackLoader::new()
         .with_trust(policy.trust.clone())
         .load(&session, &binding, packs);
@@ -154,7 +173,7 @@ mod tests {
     fn the_flag_wins_over_the_config_and_zero_means_no_limit() {
         let settings = Settings {
             tool_timeout: Some(Duration::from_secs(5)),
-            allow_list: None,
+            ..Settings::default()
         };
         assert_eq!(
             RunPolicy::new(None, &Settings::default()).tool_timeout,

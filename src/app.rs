@@ -35,7 +35,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
     for warning in &discovery.warnings {
         tracing::warn!("{warning}");
     }
-    let policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings);
+    let policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings)
+        .with_max_result_bytes(cli.packs().max_result_bytes);
     let agent =
         Agent::start(&cwd, discovery, &policy).context("cannot register the built-in tools")?;
 

@@ -73,12 +73,12 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
         }
         out.flush()?;
     }
-    let pending = agent.session.store().views();
-    if !pending.is_empty() {
+    let pending = agent.session.store().len();
+    if pending > 0 {
         tracing::info!(
             "{} left pending at the end of the script; nothing was applied for {}",
-            render::count(pending.len(), "action"),
-            if pending.len() == 1 { "it" } else { "them" }
+            render::count(pending, "action"),
+            if pending == 1 { "it" } else { "them" }
         );
     }
     Ok(())

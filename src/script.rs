@@ -18,8 +18,14 @@
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 use xcsh_core::{
-    PendingActionView, ProviderCapabilities, Session, ToolCall, ToolChoice, ToolError, ToolResult,
+    PendingSummary, ProviderCapabilities, Session, ToolCall, ToolChoice, ToolContext, ToolError,
+    ToolResult,
 };
+
+/// How many of the newest pending actions a step carries for display; the
+/// count covers them all. Reading more would make every step cost as much
+/// as the stack is deep.
+pub const PENDING_SHOWN: usize = 5;
 
 /// One tool call read from input.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,9 +143,10 @@ pub struct Step {
     pub tool: Option<String>,
     /// The result.
     pub result: ToolResult,
-    /// The pending actions, newest first (serialised as their count).
+    /// How many actions are pending, with the newest [`PENDING_SHOWN`]
+    /// (serialised as the count).
     #[serde(serialize_with = "count")]
-    pub pending: Vec<PendingActionView>,
+    pub pending: PendingSummary,
     /// The tool choice for the next model request.
     pub tool_choice: ToolChoice,
     /// Hidden messages queued for the model by this call.
@@ -153,8 +160,8 @@ impl Step {
     }
 }
 
-fn count<S: Serializer>(pending: &[PendingActionView], serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_u64(pending.len() as u64)
+fn count<S: Serializer>(pending: &PendingSummary, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(pending.count as u64)
 }
 
 /// Runs calls in a session and reports each as a [`Step`].
@@ -182,7 +189,8 @@ impl<'a> Driver<'a> {
         };
         let call = ToolCall::new(call_id, request.tool.clone(), request.arguments);
         tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
-        let result = self.session.execute(&call);
+        let context = ToolContext::new(call.id.clone(), self.session.cwd().to_path_buf());
+        let result = self.session.execute_owned(call, context);
         self.step(line, request.id, Some(request.tool), result)
     }
 
@@ -203,7 +211,7 @@ impl<'a> Driver<'a> {
             id,
             tool,
             result,
-            pending: self.session.store().views(),
+            pending: self.session.store().summary(PENDING_SHOWN),
             tool_choice: self.session.next_tool_choice(self.provider),
             reminders: self
                 .session

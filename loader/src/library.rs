@@ -155,13 +155,7 @@ impl PackLibrary {
             .into_iter()
             .enumerate()
             .map(|(i, tool)| {
-                PackTool::new(
-                    tool,
-                    i + 1,
-                    Arc::clone(&self.name),
-                    Arc::clone(&self.path),
-                    binding.call_timeout(),
-                )
+                PackTool::new(tool, i + 1, Arc::clone(&self.name), Arc::clone(&self.path))
             })
             .collect()
     }

@@ -1,8 +1,6 @@
 //! What happens to pending actions when the client goes away.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
-use xcsh_core::{PendingActionStore, panic_message};
+use xcsh_core::Session;
 
 /// The reason every reject gets when a session ends with actions pending.
 pub const SESSION_ENDED: &str = "MCP session ended without resolve";
@@ -10,24 +8,18 @@ pub const SESSION_ENDED: &str = "MCP session ended without resolve";
 /// Discards every pending action, newest first, through its reject code
 /// (nothing is applied), and logs each at warn level:
 /// `Discarded pending action "{label}": MCP session ended without resolve`.
-/// A reject that fails or panics is logged too; the others still run.
+/// A reject that fails, panics or runs past the session's time limit is
+/// logged too (`…; its cleanup failed: {message}`); the others still run.
 /// Returns how many were discarded.
-pub fn discard_pending(store: &PendingActionStore) -> usize {
+pub fn discard_pending(session: &Session) -> usize {
     let mut discarded = 0;
-    while let Some(entry) = store.pop() {
+    while let Some(entry) = session.store().pop() {
         discarded += 1;
-        let action = entry.action();
-        let label = action.label();
-        match catch_unwind(AssertUnwindSafe(|| action.reject(SESSION_ENDED))) {
-            Ok(None | Some(Ok(_))) => {
-                tracing::warn!("Discarded pending action \"{label}\": {SESSION_ENDED}");
-            }
-            Ok(Some(Err(error))) => tracing::warn!(
-                "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup failed: {error}"
-            ),
-            Err(payload) => tracing::warn!(
-                "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup panicked: {}",
-                panic_message(&*payload)
+        let label = entry.action().label();
+        match session.run_reject(&entry, SESSION_ENDED) {
+            Ok(_) => tracing::warn!("Discarded pending action \"{label}\": {SESSION_ENDED}"),
+            Err(message) => tracing::warn!(
+                "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup failed: {message}"
             ),
         }
     }
@@ -39,13 +31,36 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use xcsh_core::{PendingAction, ToolError, ToolOutput};
+    use xcsh_core::{CallLimits, PendingAction, ToolError, ToolOutput};
 
     use super::*;
 
     #[test]
+    fn a_reject_that_never_returns_is_abandoned_at_the_time_limit() {
+        let session = Session::new(std::env::temp_dir()).with_limits(CallLimits {
+            time: Some(std::time::Duration::from_millis(100)),
+            ..CallLimits::default()
+        });
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let wait = std::sync::Mutex::new(wait);
+        let action = PendingAction::new("Stuck", |_| Ok(ToolOutput::default()))
+            .unwrap()
+            .with_reject(move |_| {
+                let _ = wait.lock().unwrap().recv();
+                Ok(None)
+            });
+        session.store().push(action);
+        let started = std::time::Instant::now();
+        assert_eq!(discard_pending(&session), 1);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(session.store().is_empty());
+        drop(release);
+    }
+
+    #[test]
     fn every_action_is_rejected_newest_first_and_none_applied() {
-        let store = PendingActionStore::new();
+        let session = Session::new(std::env::temp_dir());
+        let store = session.store();
         let rejected = Arc::new(std::sync::Mutex::new(Vec::new()));
         let applied = Arc::new(AtomicUsize::new(0));
         for label in ["first", "second", "third"] {
@@ -65,7 +80,7 @@ mod tests {
             });
             store.push(action);
         }
-        assert_eq!(discard_pending(&store), 3);
+        assert_eq!(discard_pending(&session), 3);
         assert!(store.is_empty());
         assert_eq!(applied.load(Ordering::SeqCst), 0);
         assert_eq!(

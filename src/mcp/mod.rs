@@ -102,7 +102,7 @@ async fn end_session(server: &XcshServer) {
     let _no_more_calls = server.stop_calls().await;
     let agent = Arc::clone(server.agent());
     let discarded =
-        tokio::task::spawn_blocking(move || discard::discard_pending(agent.session.store())).await;
+        tokio::task::spawn_blocking(move || discard::discard_pending(&agent.session)).await;
     if let Err(error) = discarded {
         tracing::error!(%error, "discarding pending actions failed");
     }

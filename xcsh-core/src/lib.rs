@@ -64,7 +64,7 @@ pub use output::{ToolOutput, ToolResult};
 pub use panic::panic_message;
 pub use pending::{
     DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionStore,
-    PendingActionView, PendingEntry, PushEvent, Subscription,
+    PendingActionView, PendingEntry, PendingSummary, PushEvent, Subscription,
 };
 pub use registry::{RegisteredTool, RegistryError, ToolRegistry, is_valid_tool_name};
 pub use resolve::{APPLY_STILL_RUNNING, RESOLVE_TOOL_NAME, ResolveTool};
