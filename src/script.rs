@@ -13,7 +13,8 @@
 //!
 //! A line that is not a tool call, an unknown tool and invalid arguments each
 //! give an error result for that line; the session goes on and nothing
-//! pending is lost.
+//! pending is lost. A line's JSON may take at most three times the line's
+//! size in memory (plus 1 MiB); one that would take more is refused.
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -86,10 +87,18 @@ pub fn parse_line(text: &str) -> Option<Result<Request, Rejected>> {
 ///
 /// [`Rejected`] naming what is wrong.
 pub fn parse_request(text: &str) -> Result<Request, Rejected> {
-    let value: Value = serde_json::from_str(text).map_err(|error| Rejected {
-        id: None,
-        kind: "invalid JSON",
-        cause: one_line(error.to_string()),
+    let value: Value = budget::parse(text).map_err(|error| {
+        let cause = one_line(error.to_string());
+        let kind = if cause.starts_with(&budget::over_budget_message(text.len())) {
+            "invalid tool call"
+        } else {
+            "invalid JSON"
+        };
+        Rejected {
+            id: None,
+            kind,
+            cause,
+        }
     })?;
     let Value::Object(object) = &value else {
         return Err(Rejected {
@@ -222,6 +231,8 @@ impl<'a> Driver<'a> {
         }
     }
 }
+
+mod budget;
 
 #[cfg(test)]
 mod tests;

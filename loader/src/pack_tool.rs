@@ -116,7 +116,9 @@ impl Tool for PackTool {
         // The session runs this under its time limit (see
         // `xcsh_core::CallLimits`); the library is never unloaded, so a call
         // it abandons stays memory-safe.
-        call(&self.tool, &self.name, &arguments.to_string(), context)
+        let text = arguments.to_string();
+        drop(arguments); // a large call's parsed arguments need not outlive its text
+        call(&self.tool, &self.name, &text, context)
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod discovery;
 mod hardening;
+mod limits;
 mod mcp;
 mod repl;
 mod run;

@@ -234,7 +234,7 @@ impl Session {
             }
         };
         match self.runner.limits().result_bytes {
-            Some(cap) => crate::truncate::cap_result(result, cap),
+            Some(cap) => crate::truncate::cap_result(&name, result, cap),
             None => result,
         }
     }

@@ -15,7 +15,7 @@ pub fn truncation_note(total: usize, cap: usize) -> String {
 /// Content comes first, in order: text is cut at a character boundary,
 /// and an image that does not fit whole is dropped, as is every block
 /// after the cap. Details are kept only if they fit in what is left.
-pub(crate) fn cap_result(mut result: ToolResult, cap: usize) -> ToolResult {
+pub(crate) fn cap_result(tool: &str, mut result: ToolResult, cap: usize) -> ToolResult {
     let details_len = result.details.as_ref().map_or(0, json_len);
     let content_len: usize = result.content.iter().map(block_len).sum();
     let total = content_len + details_len;
@@ -38,6 +38,7 @@ pub(crate) fn cap_result(mut result: ToolResult, cap: usize) -> ToolResult {
                 end -= 1;
             }
             text.truncate(end);
+            text.shrink_to_fit();
             budget = 0;
             kept.push(ContentBlock::Text { text });
         }
@@ -47,7 +48,7 @@ pub(crate) fn cap_result(mut result: ToolResult, cap: usize) -> ToolResult {
     }
     kept.push(ContentBlock::text(truncation_note(total, cap)));
     result.content = kept;
-    tracing::warn!(total, cap, "result truncated");
+    tracing::warn!("Result of {tool} truncated: {total} bytes, over the {cap}-byte limit");
     result
 }
 
@@ -92,12 +93,12 @@ mod tests {
     #[test]
     fn a_result_within_the_cap_is_untouched() {
         let result = text_result("hello");
-        assert_eq!(cap_result(result.clone(), 5), result);
+        assert_eq!(cap_result("t", result.clone(), 5), result);
     }
 
     #[test]
     fn an_over_cap_result_is_cut_at_a_character_boundary_with_the_note() {
-        let capped = cap_result(text_result("aé€bcdef"), 4);
+        let capped = cap_result("t", text_result("aé€bcdef"), 4);
         assert_eq!(
             capped.content,
             [
@@ -118,7 +119,7 @@ mod tests {
             details: Some(json!({"k": "v"})),
             is_error: true,
         };
-        let capped = cap_result(result, 8);
+        let capped = cap_result("t", result, 8);
         assert_eq!(
             capped.content,
             [
