@@ -22,13 +22,7 @@ fn run_script(env: &Env, extra: &[&str], script: &str) -> Vec<Value> {
     let path = env.work().join("script.jsonl");
     std::fs::write(&path, script).unwrap();
     let (rename, hostile) = (batch_rename(), pack_path("fixture-hostile"));
-    let mut args = vec![
-        "run",
-        "--plugin",
-        arg(&rename),
-        "--plugin",
-        arg(&hostile),
-    ];
+    let mut args = vec!["run", "--plugin", arg(&rename), "--plugin", arg(&hostile)];
     args.extend_from_slice(extra);
     args.push(arg(&path));
     let output = env.run(&args, "");
