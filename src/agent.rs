@@ -6,12 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use xcsh_core::{RESOLVE_TOOL_NAME, RegistryError, Session};
+use xcsh_core::{CallLimits, DEFAULT_MAX_RESULT_BYTES, RESOLVE_TOOL_NAME, RegistryError, Session};
 use xcsh_loader::{HostBinding, LoadReport, LoadedPack, PackLoader, TrustPolicy};
 
 use crate::sources::{Discovery, Settings, SourceWarning};
 
-/// How long a pack tool call may run unless configured otherwise.
+/// How long a tool call, an apply or a reject may run unless configured
+/// otherwise.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How a session runs pack code.
@@ -19,11 +20,14 @@ pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(300);
 pub struct RunPolicy {
     /// Which pack files may be opened.
     pub trust: TrustPolicy,
-    /// When to give up on a pack call; `None` never does.
+    /// When to give up on a tool call, an apply or a reject; `None` never
+    /// does.
     pub tool_timeout: Option<Duration>,
     /// Whether `ast_edit` may work outside the working directory (the
     /// user's `--allow-outside-root`; never from a config file).
     pub allow_outside_root: bool,
+    /// The most bytes of one result passed on; `None`: no cap.
+    pub max_result_bytes: Option<usize>,
 }
 
 impl Default for RunPolicy {
@@ -32,6 +36,7 @@ impl Default for RunPolicy {
             trust: TrustPolicy::new(),
             tool_timeout: Some(DEFAULT_TOOL_TIMEOUT),
             allow_outside_root: false,
+            max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
         }
     }
 }
@@ -51,6 +56,23 @@ impl RunPolicy {
             trust,
             tool_timeout: (!timeout.is_zero()).then_some(timeout),
             allow_outside_root: false,
+            max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
+        }
+    }
+
+    /// The policy with the command line's result cap, if given (0: no cap).
+    pub fn with_max_result_bytes(mut self, flag: Option<usize>) -> Self {
+        if let Some(bytes) = flag {
+            self.max_result_bytes = (bytes != 0).then_some(bytes);
+        }
+        self
+    }
+
+    /// What every call of the session may take.
+    pub fn limits(&self) -> CallLimits {
+        CallLimits {
+            time: self.tool_timeout,
+            result_bytes: self.max_result_bytes,
         }
     }
 }
@@ -67,14 +89,11 @@ pub fn start_session(
     packs: &[PathBuf],
     policy: &RunPolicy,
 ) -> Result<(Session, LoadReport), RegistryError> {
-    let session = Session::new(cwd);
+    let session = Session::new(cwd).with_limits(policy.limits());
     let ast_edit =
         xcsh_ast_edit::AstEditOptions::default().allow_outside_root(policy.allow_outside_root);
     xcsh_ast_edit::register_builtins_with(&session, ast_edit)?;
-    let mut binding = HostBinding::for_session(&session);
-    if let Some(limit) = policy.tool_timeout {
-        binding = binding.with_call_timeout(limit);
-    }
+    let binding = HostBinding::for_session(&session);
     let report = PackLoader::new()
         .with_trust(policy.trust.clone())
         .load(&session, &binding, packs);
@@ -161,7 +180,7 @@ mod tests {
     fn the_flag_wins_over_the_config_and_zero_means_no_limit() {
         let settings = Settings {
             tool_timeout: Some(Duration::from_secs(5)),
-            allow_list: None,
+            ..Settings::default()
         };
         assert_eq!(
             RunPolicy::new(None, &Settings::default()).tool_timeout,

@@ -40,7 +40,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
     for warning in &discovery.warnings {
         tracing::warn!("{warning}");
     }
-    let mut policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings);
+    let mut policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings)
+        .with_max_result_bytes(cli.packs().max_result_bytes);
     policy.allow_outside_root = cli.packs().allow_outside_root;
     let agent =
         Agent::start(&cwd, discovery, &policy).context("cannot register the built-in tools")?;

@@ -59,8 +59,8 @@ pub struct PackArgs {
     #[arg(long = "plugin-dir", value_name = "DIR")]
     pub plugin_dirs: Vec<PathBuf>,
 
-    /// Give up on a tool pack call after SECONDS (0: never). Default: the
-    /// config's tool_timeout_secs, else 300.
+    /// Give up on a tool call, an apply or a reject after SECONDS (0:
+    /// never). Default: the config's tool_timeout_secs, else 300.
     #[arg(long = "tool-timeout", value_name = "SECONDS", value_parser = parse_seconds)]
     pub tool_timeout: Option<std::time::Duration>,
 
@@ -69,6 +69,10 @@ pub struct PackArgs {
     /// flag allows it; no config file can.
     #[arg(long = "allow-outside-root")]
     pub allow_outside_root: bool,
+    /// Cut any one result to BYTES of content and details, ending it with
+    /// a truncation note (0: no cap). Default: 1048576 (1 MiB).
+    #[arg(long = "max-result-bytes", value_name = "BYTES")]
+    pub max_result_bytes: Option<usize>,
 }
 
 /// A non-negative number of seconds.

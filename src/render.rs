@@ -9,7 +9,7 @@
 //! `Source: summary` form.
 
 use serde_json::Value;
-use xcsh_core::{ContentBlock, PendingActionView, ToolResult};
+use xcsh_core::{ContentBlock, PendingSummary, ToolResult};
 use xcsh_loader::LoadReport;
 
 use crate::agent::is_resolve;
@@ -90,16 +90,27 @@ pub fn badge<'a>(label: &'a str, source_tool_name: &'a str) -> (&'a str, &'a str
 }
 
 /// `⏳ 1 pending: Batch Rename: 2 files`, or for several
-/// `⏳ 2 pending (newest first): A; B`; `None` when nothing is pending.
-pub fn pending_line(pending: &[PendingActionView]) -> Option<String> {
-    let labels: Vec<&str> = pending.iter().map(|view| view.label.as_str()).collect();
-    match labels.len() {
-        0 => None,
-        1 => Some(format!("{PENDING} 1 pending: {}", labels[0])),
-        n => Some(format!(
-            "{PENDING} {n} pending (newest first): {}",
-            labels.join("; ")
-        )),
+/// `⏳ 2 pending (newest first): A; B`, ending `; … and {k} more` when the
+/// summary holds fewer labels than the count; `None` when nothing is pending.
+pub fn pending_line(pending: &PendingSummary) -> Option<String> {
+    let labels: Vec<&str> = pending
+        .newest
+        .iter()
+        .map(|view| view.label.as_str())
+        .collect();
+    match (pending.count, labels.first()) {
+        (0, _) | (_, None) => None,
+        (1, Some(label)) => Some(format!("{PENDING} 1 pending: {label}")),
+        (n, _) => {
+            let mut line = format!(
+                "{PENDING} {n} pending (newest first): {}",
+                labels.join("; ")
+            );
+            if n > labels.len() {
+                line.push_str(&format!("; … and {} more", n - labels.len()));
+            }
+            Some(line)
+        }
     }
 }
 

@@ -159,10 +159,12 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
             Input::Empty => {}
             Input::Help => println!("{HELP}"),
             Input::Tools => print!("{}", tool_list(agent)),
-            Input::Pending => match render::pending_line(&agent.session.store().views()) {
-                Some(line) => println!("{line}"),
-                None => println!("Nothing pending."),
-            },
+            Input::Pending => {
+                match render::pending_line(&agent.session.store().summary(usize::MAX)) {
+                    Some(line) => println!("{line}"),
+                    None => println!("Nothing pending."),
+                }
+            }
             Input::Quit => break,
             Input::Call(request) => {
                 entry += 1;

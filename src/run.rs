@@ -9,7 +9,9 @@ use anyhow::Context as _;
 use crate::agent::Agent;
 use crate::cli::RunArgs;
 use crate::render;
-use crate::script::{Driver, Step, parse_line};
+use serde_json::Value;
+
+use crate::script::{Driver, Request, parse_line};
 
 /// The longest input line read into memory; a longer one is skipped
 /// (streamed past, not buffered) with an error result.
@@ -49,8 +51,15 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
             LineRead::End => break,
             LineRead::Line => {
                 line += 1;
-                match step(&driver, line, &buffer) {
-                    Some(step) => step,
+                let parsed = parse(line, &buffer);
+                if buffer.capacity() > KEPT_BUFFER_BYTES {
+                    // A long line's text is not needed once parsed: free it
+                    // before the call runs.
+                    buffer = Vec::new();
+                }
+                match parsed {
+                    Some(Ok(request)) => driver.call(line, request),
+                    Some(Err((id, message))) => driver.reject(line, id, message),
                     None => continue,
                 }
             }
@@ -120,25 +129,25 @@ fn read_line(input: &mut dyn BufRead, buffer: &mut Vec<u8>) -> io::Result<LineRe
     }
 }
 
-/// The step for input line `line`, `None` for blank and comment lines.
-fn step(driver: &Driver<'_>, line: usize, bytes: &[u8]) -> Option<Step> {
+/// A line's buffer above this size is freed after the line is parsed.
+const KEPT_BUFFER_BYTES: usize = 1024 * 1024;
+
+/// The request on input line `line`, or its id and error message; `None`
+/// for blank and comment lines.
+fn parse(line: usize, bytes: &[u8]) -> Option<Result<Request, (Option<Value>, String)>> {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => {
-            return Some(driver.reject(
-                line,
+            return Some(Err((
                 None,
                 format!("invalid UTF-8 on line {line}: {error}"),
-            ));
+            )));
         }
     };
-    Some(match parse_line(text)? {
-        Ok(request) => driver.call(line, request),
-        Err(rejected) => {
-            let message = rejected.on_line(line);
-            driver.reject(line, rejected.id, message)
-        }
-    })
+    Some(parse_line(text)?.map_err(|rejected| {
+        let message = rejected.on_line(line);
+        (rejected.id, message)
+    }))
 }
 
 #[cfg(test)]

@@ -13,13 +13,20 @@
 //!
 //! A line that is not a tool call, an unknown tool and invalid arguments each
 //! give an error result for that line; the session goes on and nothing
-//! pending is lost.
+//! pending is lost. A line's JSON may take at most three times the line's
+//! size in memory (plus 1 MiB); one that would take more is refused.
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 use xcsh_core::{
-    PendingActionView, ProviderCapabilities, Session, ToolCall, ToolChoice, ToolError, ToolResult,
+    PendingSummary, ProviderCapabilities, Session, ToolCall, ToolChoice, ToolContext, ToolError,
+    ToolResult,
 };
+
+/// How many of the newest pending actions a step carries for display; the
+/// count covers them all. Reading more would make every step cost as much
+/// as the stack is deep.
+pub const PENDING_SHOWN: usize = 5;
 
 /// One tool call read from input.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,10 +87,18 @@ pub fn parse_line(text: &str) -> Option<Result<Request, Rejected>> {
 ///
 /// [`Rejected`] naming what is wrong.
 pub fn parse_request(text: &str) -> Result<Request, Rejected> {
-    let value: Value = serde_json::from_str(text).map_err(|error| Rejected {
-        id: None,
-        kind: "invalid JSON",
-        cause: one_line(error.to_string()),
+    let value: Value = budget::parse(text).map_err(|error| {
+        let cause = one_line(error.to_string());
+        let kind = if cause.starts_with(&budget::over_budget_message(text.len())) {
+            "invalid tool call"
+        } else {
+            "invalid JSON"
+        };
+        Rejected {
+            id: None,
+            kind,
+            cause,
+        }
     })?;
     let Value::Object(object) = &value else {
         return Err(Rejected {
@@ -137,9 +152,10 @@ pub struct Step {
     pub tool: Option<String>,
     /// The result.
     pub result: ToolResult,
-    /// The pending actions, newest first (serialised as their count).
+    /// How many actions are pending, with the newest [`PENDING_SHOWN`]
+    /// (serialised as the count).
     #[serde(serialize_with = "count")]
-    pub pending: Vec<PendingActionView>,
+    pub pending: PendingSummary,
     /// The tool choice for the next model request.
     pub tool_choice: ToolChoice,
     /// Hidden messages queued for the model by this call.
@@ -153,8 +169,8 @@ impl Step {
     }
 }
 
-fn count<S: Serializer>(pending: &[PendingActionView], serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_u64(pending.len() as u64)
+fn count<S: Serializer>(pending: &PendingSummary, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(pending.count as u64)
 }
 
 /// Runs calls in a session and reports each as a [`Step`].
@@ -182,7 +198,8 @@ impl<'a> Driver<'a> {
         };
         let call = ToolCall::new(call_id, request.tool.clone(), request.arguments);
         tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
-        let result = self.session.execute(&call);
+        let context = ToolContext::new(call.id.clone(), self.session.cwd().to_path_buf());
+        let result = self.session.execute_owned(call, context);
         self.step(line, request.id, Some(request.tool), result)
     }
 
@@ -203,7 +220,7 @@ impl<'a> Driver<'a> {
             id,
             tool,
             result,
-            pending: self.session.store().views(),
+            pending: self.session.store().summary(PENDING_SHOWN),
             tool_choice: self.session.next_tool_choice(self.provider),
             reminders: self
                 .session
@@ -214,6 +231,8 @@ impl<'a> Driver<'a> {
         }
     }
 }
+
+mod budget;
 
 #[cfg(test)]
 mod tests;

@@ -34,15 +34,7 @@ pub(crate) fn create_tools(
     tools
         .into_iter()
         .enumerate()
-        .map(|(i, tool)| {
-            PackTool::new(
-                tool,
-                i + 1,
-                Arc::clone(name),
-                Arc::clone(path),
-                binding.call_timeout(),
-            )
-        })
+        .map(|(i, tool)| PackTool::new(tool, i + 1, Arc::clone(name), Arc::clone(path)))
         .collect()
 }
 

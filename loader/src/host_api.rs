@@ -3,7 +3,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RArc, RResult, RStr, RString};
@@ -25,7 +24,6 @@ pub const STORE_UNAVAILABLE: &str =
 pub struct HostBinding {
     store: Option<Weak<PendingActionStore>>,
     cwd: PathBuf,
-    call_timeout: Option<Duration>,
 }
 
 impl HostBinding {
@@ -35,7 +33,6 @@ impl HostBinding {
         Self {
             store: Some(Arc::downgrade(session.store())),
             cwd: session.cwd().to_path_buf(),
-            call_timeout: None,
         }
     }
 
@@ -45,22 +42,7 @@ impl HostBinding {
         Self {
             store: None,
             cwd: cwd.into(),
-            call_timeout: None,
         }
-    }
-
-    /// Gives up on a pack tool call after `limit`: the call gets
-    /// `Tool {name} timed out after {limit}`, its cancellation flag is set,
-    /// and the session goes on. Without a limit (the default) pack code runs
-    /// on the caller's thread, with one it runs on a thread of its own.
-    pub fn with_call_timeout(mut self, limit: Duration) -> Self {
-        self.call_timeout = Some(limit);
-        self
-    }
-
-    /// The call time limit, if any.
-    pub fn call_timeout(&self) -> Option<Duration> {
-        self.call_timeout
     }
 
     /// The working directory.
@@ -83,7 +65,6 @@ impl fmt::Debug for HostBinding {
         f.debug_struct("HostBinding")
             .field("has_store", &self.store.is_some())
             .field("cwd", &self.cwd)
-            .field("call_timeout", &self.call_timeout)
             .finish()
     }
 }
@@ -103,7 +84,13 @@ impl HostApi {
             .and_then(Weak::upgrade)
             .ok_or_else(|| STORE_UNAVAILABLE.to_owned())?;
         let action = pack_action::adapt(action, &self.pack)?;
-        store.push(action);
+        // Only the thread of a call still running may push (see
+        // `xcsh_core::push_for_running_call`): a call that timed out, or a
+        // thread a tool left behind, gets `PUSH_OUTSIDE_CALL`.
+        xcsh_core::push_for_running_call(&store, action).map_err(|refused| {
+            tracing::warn!(pack = %self.pack, "{refused}");
+            refused.to_string()
+        })?;
         Ok(())
     }
 }

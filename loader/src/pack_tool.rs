@@ -2,8 +2,7 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, mpsc};
-use std::time::Duration;
+use std::sync::Arc;
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::sabi_types::RRef;
@@ -27,7 +26,6 @@ pub struct PackTool {
     pack: Arc<str>,
     path: Arc<Path>,
     tool: Arc<CustomToolBox>,
-    timeout: Option<Duration>,
 }
 
 /// Reads one accessor, naming it in the error.
@@ -46,7 +44,6 @@ impl PackTool {
         index: usize,
         pack: Arc<str>,
         path: Arc<Path>,
-        timeout: Option<Duration>,
     ) -> Result<Self, LoadError> {
         let invalid = |reason: String| LoadError::InvalidTool { index, reason };
         let name = read(index, "name", tool.name())?.into_string();
@@ -81,7 +78,6 @@ impl PackTool {
             pack,
             path,
             tool: Arc::new(tool),
-            timeout,
         })
     }
 
@@ -118,38 +114,12 @@ impl Tool for PackTool {
     }
 
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let arguments = arguments.to_string();
-        let Some(limit) = self.timeout else {
-            return call(&self.tool, &self.name, &arguments, context);
-        };
-        // Pack code that never returns must not hold the session: run it on
-        // a thread of its own and stop waiting at the limit. The thread keeps
-        // what it needs alive, and the library is never unloaded, so an
-        // abandoned call stays memory-safe.
-        let (tool, name, owned_context) =
-            (Arc::clone(&self.tool), self.name.clone(), context.clone());
-        let (sender, receiver) = mpsc::sync_channel(1);
-        std::thread::Builder::new()
-            .name(format!("xcsh-tool-{}", self.name))
-            .spawn(move || {
-                let _ = sender.send(call(&tool, &name, &arguments, &owned_context));
-            })
-            .map_err(|e| ToolError::new(format!("cannot start a thread for {}: {e}", self.name)))?;
-        match receiver.recv_timeout(limit) {
-            Ok(result) => result,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                context.cancellation().cancel();
-                tracing::warn!(tool = %self.name, ?limit, "pack tool timed out");
-                Err(ToolError::new(format!(
-                    "Tool {} timed out after {limit:?}",
-                    self.name
-                )))
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => Err(ToolError::new(format!(
-                "Tool {} stopped without a result",
-                self.name
-            ))),
-        }
+        // The session runs this under its time limit (see
+        // `xcsh_core::CallLimits`); the library is never unloaded, so a call
+        // it abandons stays memory-safe.
+        let text = arguments.to_string();
+        drop(arguments); // a large call's parsed arguments need not outlive its text
+        call(&self.tool, &self.name, &text, context)
     }
 }
 

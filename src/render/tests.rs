@@ -1,6 +1,8 @@
 use serde_json::json;
 use xcsh_core::{ToolChoice, ToolResult};
 
+use xcsh_core::PendingActionView;
+
 use super::*;
 use crate::script::Step;
 
@@ -17,7 +19,10 @@ fn step(tool: Option<&str>, result: ToolResult, pending: &[&str]) -> Step {
         id: None,
         tool: tool.map(str::to_owned),
         result,
-        pending: pending.iter().map(|l| view(l)).collect(),
+        pending: PendingSummary {
+            count: pending.len(),
+            newest: pending.iter().map(|l| view(l)).collect(),
+        },
         tool_choice: ToolChoice::Auto,
         reminders: vec![],
     }
@@ -117,9 +122,13 @@ fn images_and_empty_results_render() {
 
 #[test]
 fn several_pending_actions_are_listed_newest_first() {
-    assert_eq!(pending_line(&[]), None);
+    assert_eq!(pending_line(&PendingSummary::default()), None);
+    let summary = PendingSummary {
+        count: 2,
+        newest: vec![view("B: 2"), view("A: 1")],
+    };
     assert_eq!(
-        pending_line(&[view("B: 2"), view("A: 1")]).unwrap(),
+        pending_line(&summary).unwrap(),
         "⏳ 2 pending (newest first): B: 2; A: 1"
     );
 }
@@ -133,4 +142,16 @@ fn badges_come_from_the_label() {
     assert_eq!(badge("AST Edit: a: b", "x"), ("AST Edit", "a: b"));
     assert_eq!(badge("plain label", "tool"), ("tool", "plain label"));
     assert_eq!(badge(": odd", "tool"), ("tool", ": odd"));
+}
+
+#[test]
+fn a_deep_stack_shows_the_newest_labels_and_how_many_more() {
+    let summary = PendingSummary {
+        count: 100_000,
+        newest: ["E", "D", "C", "B", "A"].iter().map(|l| view(l)).collect(),
+    };
+    assert_eq!(
+        pending_line(&summary).unwrap(),
+        "⏳ 100000 pending (newest first): E; D; C; B; A; … and 99995 more"
+    );
 }

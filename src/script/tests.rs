@@ -96,7 +96,7 @@ fn steps_serialise_in_protocol_order_with_the_pending_count() {
         },
     );
     assert_eq!(applied.result.text(), "done");
-    assert!(applied.pending.is_empty());
+    assert_eq!(applied.pending.count, 0);
     assert_eq!(applied.tool_choice, ToolChoice::Auto);
     assert!(applied.reminders.is_empty());
 }

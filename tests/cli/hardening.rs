@@ -92,7 +92,16 @@ fn hostile_input_lines_each_get_an_error_and_the_pending_action_survives() {
         "{}",
         error_text(&lines[5])
     );
-    assert_eq!(error_text(&lines[6]), format!("{huge}: no such file"));
+    // The 30 MiB error is cut to the 1 MiB result cap, with the note.
+    let cut = error_text(&lines[6]);
+    assert!(cut.len() == 1024 * 1024 && huge.starts_with(cut));
+    assert_eq!(
+        lines[6]["result"]["content"][1]["text"],
+        format!(
+            "[Result truncated: {} bytes, over the 1048576-byte limit]",
+            huge.len() + ": no such file".len()
+        )
+    );
     // A 30 MiB reason is a valid reason: the apply goes through.
     assert_eq!(lines[7]["result"]["isError"], false, "{}", lines[7]);
     assert_eq!(lines[7]["pending"], 0);

@@ -5,6 +5,7 @@
 mod confinement;
 mod discovery;
 mod hardening;
+mod limits;
 mod mcp;
 mod pack_new;
 mod repl;

@@ -93,7 +93,8 @@ impl Tool for AstEditTool {
             .map_err(|e| ToolError::new(e.to_string()))?
             .with_source_tool_name(AST_EDIT_TOOL_NAME)
             .with_details(details.clone());
-        self.store.push(action);
+        xcsh_core::push_for_running_call(&self.store, action)
+            .map_err(|refused| ToolError::new(refused.to_string()))?;
         Ok(ToolOutput::text(text).with_details(details))
     }
 }

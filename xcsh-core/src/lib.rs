@@ -36,36 +36,43 @@
 #![forbid(unsafe_code)]
 
 mod arguments;
+mod call;
 mod cancel;
 mod content;
 mod error;
 mod hints;
+mod limits;
 mod output;
 mod panic;
 pub mod pending;
 mod registry;
 mod resolve;
+mod runner;
 mod schema;
 mod session;
 mod session_end;
 mod tool;
 mod tool_choice;
+mod truncate;
 
 pub use arguments::{ArgumentError, ArgumentValidator};
+pub use call::{PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call};
 pub use cancel::CancellationToken;
 pub use content::ContentBlock;
 pub use error::ToolError;
 pub use hints::ToolHints;
+pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::{ToolOutput, ToolResult};
 pub use panic::panic_message;
 pub use pending::{
     DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionStore,
-    PendingActionView, PendingEntry, PushEvent, Subscription,
+    PendingActionView, PendingEntry, PendingSummary, PushEvent, Subscription,
 };
 pub use registry::{RegisteredTool, RegistryError, ToolRegistry, is_valid_tool_name};
-pub use resolve::{RESOLVE_TOOL_NAME, ResolveTool};
+pub use resolve::{APPLY_STILL_RUNNING, RESOLVE_TOOL_NAME, ResolveTool};
 pub use schema::offered_schema;
 pub use session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
 pub use session_end::SESSION_ENDED;
 pub use tool::{ProgressFn, Tool, ToolContext};
 pub use tool_choice::{ProviderCapabilities, ToolChoice};
+pub use truncate::truncation_note;

@@ -1,11 +1,12 @@
 //! The hidden `resolve` tool: applies or discards the newest pending action.
 
-use std::sync::{Arc, LazyLock, Mutex};
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::panic::catch;
+use crate::runner::{Failure, Runner, SharedRunner};
 use crate::{
     ContentBlock, PendingActionStore, PendingEntry, Tool, ToolContext, ToolError, ToolHints,
     ToolOutput,
@@ -15,6 +16,11 @@ use crate::{
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
 
 const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or discard.";
+
+/// The message of an apply refused because an earlier one of the same
+/// action ran past the time limit and has not returned yet.
+pub const APPLY_STILL_RUNNING: &str =
+    "an earlier apply of this action timed out and is still running";
 
 static PARAMETERS: LazyLock<Value> = LazyLock::new(|| {
     json!({
@@ -80,27 +86,101 @@ struct Arguments {
 #[derive(Debug)]
 pub struct ResolveTool {
     store: Arc<PendingActionStore>,
+    runner: SharedRunner,
     /// One resolve at a time, so two concurrent calls never apply the same
     /// action twice. Pushes do not take this lock.
     resolving: Mutex<()>,
+    /// Applies that ran past the time limit, by entry id, until they return.
+    abandoned: Arc<Mutex<HashMap<u64, Arc<Mutex<Attempt>>>>>,
+}
+
+/// One apply run under a time limit.
+#[derive(Debug, Default)]
+struct Attempt {
+    /// The session stopped waiting for it.
+    abandoned: bool,
+    /// It returned (`true`: successfully).
+    done: Option<bool>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl ResolveTool {
-    /// A `resolve` tool over `store`.
+    /// A `resolve` tool over `store`, with no time limit.
     pub fn new(store: Arc<PendingActionStore>) -> Self {
+        Self::with_runner(store, Arc::new(Runner::default()))
+    }
+
+    /// A `resolve` tool whose apply and reject run under `runner`'s limits.
+    pub(crate) fn with_runner(store: Arc<PendingActionStore>, runner: SharedRunner) -> Self {
         Self {
             store,
+            runner,
             resolving: Mutex::new(()),
+            abandoned: Arc::default(),
+        }
+    }
+
+    /// Runs the apply of `entry` under the time limit. If the limit passes,
+    /// the action stays pending; should that apply succeed later after all,
+    /// the action is taken off the stack then (it was applied), with a
+    /// warning, so it can never be applied twice.
+    fn run_apply(&self, entry: &PendingEntry, reason: &str) -> Result<ToolOutput, String> {
+        let id = entry.id();
+        {
+            let mut abandoned = lock(&self.abandoned);
+            if let Some(attempt) = abandoned.get(&id) {
+                if lock(attempt).done.is_none() {
+                    return Err(APPLY_STILL_RUNNING.to_owned());
+                }
+                abandoned.remove(&id);
+            }
+        }
+        let attempt = Arc::new(Mutex::new(Attempt::default()));
+        let (job_entry, job_attempt) = (entry.clone(), Arc::clone(&attempt));
+        let (reason, store) = (reason.to_owned(), Arc::clone(&self.store));
+        let outcome = self.runner.run(&self.store, move || {
+            let outcome = crate::panic::catch(|| job_entry.action().apply(&reason));
+            let succeeded = matches!(outcome, Ok(Ok(_)));
+            let mut attempt = lock(&job_attempt);
+            attempt.done = Some(succeeded);
+            if attempt.abandoned {
+                late_apply(&store, &job_entry, succeeded);
+            }
+            outcome
+        });
+        match outcome {
+            Ok(Ok(Ok(output))) => Ok(output),
+            Ok(Ok(Err(error))) => Err(error.to_string()),
+            Ok(Err(message)) | Err(Failure::Panicked(message)) => Err(message),
+            Err(Failure::TimedOut(limit)) => {
+                let mut state = lock(&attempt);
+                state.abandoned = true;
+                match state.done {
+                    Some(succeeded) => late_apply(&self.store, entry, succeeded),
+                    None => {
+                        lock(&self.abandoned).insert(id, Arc::clone(&attempt));
+                    }
+                }
+                tracing::warn!(
+                    label = entry.action().label(),
+                    ?limit,
+                    "apply timed out; the action stays pending"
+                );
+                Err(format!("apply timed out after {limit:?}"))
+            }
         }
     }
 
     fn apply(&self, entry: &PendingEntry, reason: &str) -> Result<ToolOutput, ToolError> {
-        let action = entry.action();
-        let outcome = catch(|| action.apply(reason)).and_then(|r| r.map_err(|e| e.to_string()));
-        match outcome {
+        match self.run_apply(entry, reason) {
             Ok(output) => {
                 self.store.remove(entry.id());
-                let text = format!("Applied: {}.", action.label());
+                let text = format!("Applied: {}.", entry.action().label());
                 Ok(finish(entry, "apply", reason, Some(output), text))
             }
             Err(message) => Err(ToolError::new(format!("Apply failed: {message}"))
@@ -110,16 +190,51 @@ impl ResolveTool {
 
     fn discard(&self, entry: &PendingEntry, reason: &str) -> Result<ToolOutput, ToolError> {
         self.store.remove(entry.id());
-        let action = entry.action();
-        let text = format!("Discarded: {}. Reason: {reason}", action.label());
-        let outcome = catch(|| action.reject(reason)).and_then(|r| match r {
-            None => Ok(None),
-            Some(result) => result.map_err(|e| e.to_string()),
-        });
-        match outcome {
+        let text = format!("Discarded: {}. Reason: {reason}", entry.action().label());
+        match run_reject(&self.runner, &self.store, entry, reason) {
             Ok(output) => Ok(finish(entry, "discard", reason, output, text)),
             Err(message) => Err(ToolError::new(format!("Discard cleanup failed: {message}"))
                 .with_details(details(entry, "discard", reason, None))),
+        }
+    }
+}
+
+/// An apply the session gave up on returned after all.
+fn late_apply(store: &PendingActionStore, entry: &PendingEntry, succeeded: bool) {
+    let label = entry.action().label();
+    if succeeded {
+        store.remove(entry.id());
+        tracing::warn!(
+            "Apply of \"{label}\" finished after its time limit: it was applied and is no longer pending"
+        );
+    } else {
+        tracing::warn!("Apply of \"{label}\" failed after its time limit: it is still pending");
+    }
+}
+
+/// Runs the reject of `entry` (already off the stack) under `runner`'s
+/// time limit. A reject past the limit is abandoned with a warning
+/// (`reject timed out after {limit}`); the action stays discarded.
+pub(crate) fn run_reject(
+    runner: &Runner,
+    store: &PendingActionStore,
+    entry: &PendingEntry,
+    reason: &str,
+) -> Result<Option<ToolOutput>, String> {
+    if !entry.action().has_reject() {
+        return Ok(None);
+    }
+    let (job_entry, reason) = (entry.clone(), reason.to_owned());
+    match runner.run(store, move || job_entry.action().reject(&reason)) {
+        Ok(None) => Ok(None),
+        Ok(Some(result)) => result.map_err(|e| e.to_string()),
+        Err(Failure::Panicked(message)) => Err(message),
+        Err(Failure::TimedOut(limit)) => {
+            tracing::warn!(
+                "Reject of \"{}\" timed out after {limit:?}: the action was discarded without its cleanup",
+                entry.action().label()
+            );
+            Err(format!("reject timed out after {limit:?}"))
         }
     }
 }

@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::panic::catch;
+use crate::runner::{Failure, Runner, SharedRunner};
 use crate::{
-    PendingActionStore, ProviderCapabilities, RESOLVE_TOOL_NAME, RegistryError, ResolveTool,
-    Subscription, Tool, ToolChoice, ToolContext, ToolError, ToolRegistry, ToolResult,
+    CallLimits, PendingActionStore, PendingEntry, ProviderCapabilities, RESOLVE_TOOL_NAME,
+    RegistryError, ResolveTool, Subscription, Tool, ToolChoice, ToolContext, ToolError, ToolOutput,
+    ToolRegistry, ToolResult,
 };
 
 /// The hidden message queued for the model on every push.
@@ -54,9 +56,13 @@ pub struct SessionMessage {
 /// Every session has a store and a registered `resolve` tool. Tool calls run
 /// by name with JSON arguments, validated against the tool's schema first;
 /// a failing or panicking tool gives an error result and the session goes on.
+/// Every call runs under the session's [`CallLimits`]: a time limit (tool
+/// calls, and the apply and reject code `resolve` runs) and a cap on the
+/// size of each result.
 pub struct Session {
     cwd: PathBuf,
     store: Arc<PendingActionStore>,
+    runner: SharedRunner,
     registry: RwLock<ToolRegistry>,
     messages: Arc<Mutex<Vec<SessionMessage>>>,
     queued_choices: Mutex<VecDeque<ToolChoice>>,
@@ -81,21 +87,55 @@ impl Session {
                 hidden: true,
             });
         });
+        let runner = Arc::new(Runner::default());
         let mut registry = ToolRegistry::new();
         registry
             .register_checked(
-                Arc::new(ResolveTool::new(Arc::clone(&store))),
+                Arc::new(ResolveTool::with_runner(
+                    Arc::clone(&store),
+                    Arc::clone(&runner),
+                )),
                 Some(crate::resolve::plainly_valid),
             )
             .expect("an empty registry accepts resolve");
         Self {
             cwd: cwd.into(),
             store,
+            runner,
             registry: RwLock::new(registry),
             messages,
             queued_choices: Mutex::new(VecDeque::new()),
             _reminders: reminders,
         }
+    }
+
+    /// The same session with `limits` for every later call.
+    pub fn with_limits(self, limits: CallLimits) -> Self {
+        self.runner.set_limits(limits);
+        self
+    }
+
+    /// The limits every call runs under.
+    pub fn limits(&self) -> CallLimits {
+        self.runner.limits()
+    }
+
+    /// Runs the reject code of `entry`, already taken off the store, under
+    /// the session's time limit; for front ends that discard what is left
+    /// when a session ends. `Ok(None)`: no reject code, or it returned
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// The reject's error or panic message, or
+    /// `reject timed out after {limit}` (then a warning is logged and the
+    /// reject is abandoned).
+    pub fn run_reject(
+        &self,
+        entry: &PendingEntry,
+        reason: &str,
+    ) -> Result<Option<ToolOutput>, String> {
+        crate::resolve::run_reject(&self.runner, &self.store, entry, reason)
     }
 
     /// The working directory tools run in.
@@ -151,22 +191,51 @@ impl Session {
     ///
     /// Unknown tools and invalid arguments give an error result without
     /// running anything; a panicking tool gives
-    /// `Tool {name} panicked: {message}`.
+    /// `Tool {name} panicked: {message}`; a call past the time limit gives
+    /// `Tool {name} timed out after {limit}` (its cancellation flag is set,
+    /// and what it pushed is taken back); a result over the size cap is cut
+    /// and ends with a note (see [`truncation_note`](crate::truncation_note)).
     pub fn execute_with(&self, call: &ToolCall, context: ToolContext) -> ToolResult {
+        self.execute_owned(call.clone(), context)
+    }
+
+    /// [`execute_with`](Self::execute_with), taking the call, so its
+    /// arguments are never copied.
+    pub fn execute_owned(&self, call: ToolCall, context: ToolContext) -> ToolResult {
         let Some(registered) = self.read_registry().get(&call.name).cloned() else {
             return ToolError::new(format!("Unknown tool: {}", call.name)).into();
         };
         if let Err(error) = registered.validate(&call.arguments) {
             return error.into();
         }
-        let tool = registered.tool();
-        let arguments = call.arguments.clone();
-        match catch(|| tool.execute(arguments, &context)) {
+        let tool = Arc::clone(registered.tool());
+        let ToolCall {
+            name, arguments, ..
+        } = call;
+        let outcome = if name == RESOLVE_TOOL_NAME {
+            // `resolve` runs its apply and reject under the limits itself,
+            // so that a timeout keeps the spec's `Apply failed: …` form.
+            catch(|| tool.execute(arguments, &context)).map_err(Failure::Panicked)
+        } else {
+            let in_call = context.clone();
+            self.runner
+                .run(&self.store, move || tool.execute(arguments, &in_call))
+        };
+        let result = match outcome {
             Ok(result) => result.into(),
-            Err(message) => {
-                tracing::error!(tool = %call.name, %message, "tool panicked");
-                ToolError::new(format!("Tool {} panicked: {message}", call.name)).into()
+            Err(Failure::Panicked(message)) => {
+                tracing::error!(tool = %name, %message, "tool panicked");
+                ToolError::new(format!("Tool {name} panicked: {message}")).into()
             }
+            Err(Failure::TimedOut(limit)) => {
+                context.cancellation().cancel();
+                tracing::warn!(tool = %name, ?limit, "tool call timed out");
+                ToolError::new(format!("Tool {name} timed out after {limit:?}")).into()
+            }
+        };
+        match self.runner.limits().result_bytes {
+            Some(cap) => crate::truncate::cap_result(&name, result, cap),
+            None => result,
         }
     }
 

@@ -2,7 +2,6 @@
 //! front end.
 
 use crate::Session;
-use crate::panic::catch;
 
 /// The reason every reject gets when a session ends with actions pending.
 pub const SESSION_ENDED: &str = "session ended without resolve";
@@ -12,9 +11,9 @@ impl Session {
     /// through its reject code (nothing is ever applied without `resolve`),
     /// and logs each at warn level:
     /// `Discarded pending action "{label}": session ended without resolve`.
-    /// A reject that fails or panics is logged too
-    /// (`…; its cleanup failed: {error}` / `…; its cleanup panicked: {message}`)
-    /// and the others still run. What a reject returns is dropped: nobody
+    /// A reject that fails, panics or runs past the session's time limit is
+    /// logged too (`…; its cleanup failed: {message}`) and the others still
+    /// run. What a reject returns is dropped: nobody
     /// is left to read it.
     ///
     /// Every front end (`xcsh run`, `repl`, `mcp`) calls this when its
@@ -25,17 +24,11 @@ impl Session {
         let mut discarded = 0;
         while let Some(entry) = self.store().pop() {
             discarded += 1;
-            let action = entry.action();
-            let label = action.label();
-            match catch(|| action.reject(SESSION_ENDED)) {
-                Ok(None | Some(Ok(_))) => {
-                    tracing::warn!("Discarded pending action \"{label}\": {SESSION_ENDED}");
-                }
-                Ok(Some(Err(error))) => tracing::warn!(
-                    "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup failed: {error}"
-                ),
+            let label = entry.action().label();
+            match self.run_reject(&entry, SESSION_ENDED) {
+                Ok(_) => tracing::warn!("Discarded pending action \"{label}\": {SESSION_ENDED}"),
                 Err(message) => tracing::warn!(
-                    "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup panicked: {message}"
+                    "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup failed: {message}"
                 ),
             }
         }
@@ -106,5 +99,27 @@ mod tests {
         drop(session);
         assert_eq!(rejected.lock().unwrap().len(), 3);
         assert_eq!(applied.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_reject_that_never_returns_is_abandoned_at_the_time_limit() {
+        let session = Session::new(std::env::temp_dir()).with_limits(crate::CallLimits {
+            time: Some(std::time::Duration::from_millis(100)),
+            ..crate::CallLimits::default()
+        });
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let wait = Mutex::new(wait);
+        let action = PendingAction::new("Stuck", |_| Ok(ToolOutput::default()))
+            .unwrap()
+            .with_reject(move |_| {
+                let _ = wait.lock().unwrap().recv();
+                Ok(None)
+            });
+        session.store().push(action);
+        let started = std::time::Instant::now();
+        assert_eq!(session.end(), 1);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(session.store().is_empty());
+        drop(release);
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tempfile::TempDir;
-use xcsh_core::{Session, ToolCall, ToolContext, ToolOutput};
+use xcsh_core::{CallLimits, PUSH_OUTSIDE_CALL, Session, ToolCall, ToolContext, ToolOutput};
 use xcsh_loader::{HostBinding, PackLoader};
 use xcsh_test_support::{TestSession, pack_path};
 
@@ -111,38 +111,90 @@ fn a_push_with_an_empty_label_is_refused() {
     assert_still_resolves(&session);
 }
 
+/// A session with the hostile and batch-rename packs, every call limited
+/// to `ms` milliseconds.
+fn limited_session(dir: &TempDir, ms: u64) -> Session {
+    let session = Session::new(dir.path()).with_limits(CallLimits {
+        time: Some(Duration::from_millis(ms)),
+        ..CallLimits::default()
+    });
+    let report = PackLoader::new().load(
+        &session,
+        &HostBinding::for_session(&session),
+        &[pack_path("fixture-hostile"), pack_path("batch-rename")],
+    );
+    assert!(report.is_clean(), "{:?}", report.problems());
+    session
+}
+
+fn labels(session: &Session) -> Vec<String> {
+    session
+        .store()
+        .summary(usize::MAX)
+        .newest
+        .into_iter()
+        .map(|view| view.label)
+        .collect()
+}
+
 #[test]
-fn a_push_from_a_thread_spawned_after_execute_lands_in_the_store() {
+fn a_push_from_a_thread_the_tool_left_behind_is_refused() {
     let dir = TempDir::new().unwrap();
     let session = session_with(&dir, &[]);
     let result = session.call("push_later", json!({"tag": "late"}));
     assert_eq!(result.text(), "spawned");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while session.session.store().len() < 2 {
-        assert!(Instant::now() < deadline, "the late push never arrived");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(session.pending_labels(), ["Marker: late", "Marker: before"]);
+    let outcome = session.call("late_push_outcome", json!({"tag": "late", "ms": 10_000}));
+    assert_eq!(
+        outcome.text(),
+        PUSH_OUTSIDE_CALL,
+        "the pack sees the refusal"
+    );
+    assert_eq!(session.pending_labels(), ["Marker: before"]);
     assert_eq!(
         session.session.take_messages().len(),
-        2,
-        "one reminder per push"
+        1,
+        "no reminder for the refused push"
     );
-    assert_eq!(session.resolve("apply", "late one").text(), "applied late");
     assert_still_resolves(&session);
+}
+
+/// The attack of issue 12: a call overruns the limit, its thread pushes
+/// later (while another call runs), and the next `apply` must still apply
+/// the rename previewed before it.
+#[test]
+fn a_push_after_the_call_timed_out_never_reaches_the_stack() {
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("a.txt"), "a").unwrap();
+    let session = limited_session(&dir, 400);
+    let call = |name: &str, arguments| session.execute(&ToolCall::new("t", name, arguments));
+    let preview = call(
+        "batch_rename_preview",
+        json!({"files": ["a.txt"], "rule": {"kind": "prefix", "prefix": "new_"}}),
+    );
+    assert!(!preview.is_error, "{}", preview.text());
+
+    let timed_out = call("block_then_push", json!({"tag": "sneaky", "ms": 700}));
+    assert_eq!(
+        timed_out.text(),
+        "Tool block_then_push timed out after 400ms"
+    );
+    // A later call is (most likely) running when the abandoned thread
+    // pushes, 300 ms on; either way the push is refused.
+    assert_eq!(call("block", json!({"ms": 350})).text(), "woke up");
+    let outcome = call("late_push_outcome", json!({"tag": "sneaky", "ms": 10_000}));
+    assert_eq!(outcome.text(), PUSH_OUTSIDE_CALL);
+    assert_eq!(labels(&session), ["Batch Rename: 1 file"]);
+
+    let applied = call("resolve", json!({"action": "apply", "reason": "ok"}));
+    assert!(!applied.is_error, "{}", applied.text());
+    assert!(fs::exists(dir.path().join("new_a.txt")).unwrap());
+    assert!(!session.store().has_pending());
 }
 
 #[test]
 fn a_blocking_execute_times_out_and_the_session_goes_on() {
     let dir = TempDir::new().unwrap();
-    let session = Session::new(dir.path());
-    let binding = HostBinding::for_session(&session).with_call_timeout(Duration::from_millis(200));
-    let report = PackLoader::new().load(
-        &session,
-        &binding,
-        &[pack_path("fixture-hostile"), pack_path("batch-rename")],
-    );
-    assert!(report.is_clean(), "{:?}", report.problems());
+    let session = limited_session(&dir, 200);
     let call = |name: &str, arguments| session.execute(&ToolCall::new("t", name, arguments));
     call("push_marker", json!({"tag": "before"}));
 
@@ -162,6 +214,54 @@ fn a_blocking_execute_times_out_and_the_session_goes_on() {
     assert_eq!(call("block", json!({"ms": 1})).text(), "woke up");
     let applied = call("resolve", json!({"action": "apply", "reason": "ok"}));
     assert_eq!(applied.text(), "applied before");
+}
+
+#[test]
+fn an_apply_or_reject_that_never_returns_is_bounded() {
+    let dir = TempDir::new().unwrap();
+    let session = limited_session(&dir, 200);
+    let call = |name: &str, arguments| session.execute(&ToolCall::new("t", name, arguments));
+    call("push_marker", json!({"tag": "before"}));
+    call("push_stuck", json!({"tag": "s"}));
+
+    let started = Instant::now();
+    let applied = call("resolve", json!({"action": "apply", "reason": "go"}));
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(applied.is_error);
+    assert_eq!(applied.text(), "Apply failed: apply timed out after 200ms");
+    assert_eq!(labels(&session), ["Stuck: s", "Marker: before"]);
+
+    let discarded = call("resolve", json!({"action": "discard", "reason": "no"}));
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(discarded.is_error);
+    assert_eq!(
+        discarded.text(),
+        "Discard cleanup failed: reject timed out after 200ms"
+    );
+    assert_eq!(labels(&session), ["Marker: before"]);
+    let applied = call("resolve", json!({"action": "apply", "reason": "ok"}));
+    assert_eq!(applied.text(), "applied before");
+}
+
+#[test]
+fn an_over_cap_pack_result_is_truncated_with_the_note() {
+    let dir = TempDir::new().unwrap();
+    let session = Session::new(dir.path()).with_limits(CallLimits {
+        time: None,
+        result_bytes: Some(1000),
+    });
+    let report = xcsh_loader::load_packs(&session, &[pack_path("fixture-hostile")]);
+    assert!(report.is_clean(), "{:?}", report.problems());
+    let result = session.execute(&ToolCall::new("t", "big_output", json!({"bytes": 5000})));
+    assert!(!result.is_error);
+    assert_eq!(result.content.len(), 2);
+    assert_eq!(result.content[0].as_text().unwrap(), "x".repeat(1000));
+    assert_eq!(
+        result.content[1].as_text().unwrap(),
+        "[Result truncated: 5000 bytes, over the 1000-byte limit]"
+    );
+    let fits = session.execute(&ToolCall::new("t", "big_output", json!({"bytes": 1000})));
+    assert_eq!(fits.text(), "x".repeat(1000));
 }
 
 #[test]

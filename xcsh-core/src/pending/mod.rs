@@ -13,5 +13,5 @@ pub use action::{
     ApplyFn, DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionView,
     RejectFn,
 };
-pub use store::{PendingActionStore, PendingEntry, PushEvent};
+pub use store::{PendingActionStore, PendingEntry, PendingSummary, PushEvent};
 pub use subscription::Subscription;

@@ -35,6 +35,16 @@ pub struct PushEvent {
     pub count: usize,
 }
 
+/// How many actions are pending, and the newest few of them: what a front
+/// end shows after every step, at a cost that does not grow with the stack.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PendingSummary {
+    /// How many actions are pending.
+    pub count: usize,
+    /// The newest actions, newest first (at most as many as asked for).
+    pub newest: Vec<PendingActionView>,
+}
+
 /// A LIFO stack of pending actions, safe to share across threads.
 ///
 /// ```
@@ -129,7 +139,23 @@ impl PendingActionStore {
         !self.is_empty()
     }
 
-    /// Views of the pending actions, newest first.
+    /// The count and the `newest` newest actions, read together. Costs
+    /// O(`newest`), whatever the size of the stack.
+    pub fn summary(&self, newest: usize) -> PendingSummary {
+        let stack = lock(&self.stack);
+        PendingSummary {
+            count: stack.len(),
+            newest: stack
+                .iter()
+                .rev()
+                .take(newest)
+                .map(|entry| entry.action.view())
+                .collect(),
+        }
+    }
+
+    /// Views of every pending action, newest first. Costs O(n): for a
+    /// front end's step, [`summary`](Self::summary).
     pub fn views(&self) -> Vec<PendingActionView> {
         lock(&self.stack)
             .iter()
@@ -157,7 +183,7 @@ impl PendingActionStore {
 impl fmt::Debug for PendingActionStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PendingActionStore")
-            .field("pending", &self.views())
+            .field("pending", &self.summary(3))
             .finish_non_exhaustive()
     }
 }

@@ -353,3 +353,88 @@ fn the_quick_check_accepts_only_what_the_schema_accepts() {
         }
     }
 }
+
+fn limited(ms: u64) -> Session {
+    session().with_limits(crate::CallLimits {
+        time: Some(std::time::Duration::from_millis(ms)),
+        ..crate::CallLimits::default()
+    })
+}
+
+/// An action whose apply and reject wait for `gate` (or forever).
+fn stuck_action(label: &str, gate: Arc<Mutex<bool>>, applied: Arc<AtomicUsize>) -> PendingAction {
+    let reject_gate = Arc::clone(&gate);
+    let wait = move |gate: &Mutex<bool>| {
+        while !*gate.lock().unwrap() {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    };
+    PendingAction::new(label, move |_| {
+        wait(&gate);
+        applied.fetch_add(1, Ordering::SeqCst);
+        Ok(ToolOutput::text("applied late"))
+    })
+    .unwrap()
+    .with_reject(move |_| {
+        wait(&reject_gate);
+        Ok(None)
+    })
+}
+
+#[test]
+fn an_apply_past_the_limit_fails_and_the_action_stays_pending() {
+    let session = limited(100);
+    let gate = Arc::new(Mutex::new(false));
+    let applied = Arc::new(AtomicUsize::new(0));
+    session.store().push(ok_action("Below"));
+    session.store().push(stuck_action(
+        "Stuck",
+        Arc::clone(&gate),
+        Arc::clone(&applied),
+    ));
+    let started = std::time::Instant::now();
+    let result = resolve(&session, "apply", "go");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert!(result.is_error);
+    assert_eq!(result.text(), "Apply failed: apply timed out after 100ms");
+    assert_eq!(session.store().peek().unwrap().action().label(), "Stuck");
+
+    // While that apply still runs, another is refused: never two at once.
+    let again = resolve(&session, "apply", "again");
+    assert_eq!(
+        again.text(),
+        "Apply failed: an earlier apply of this action timed out and is still running"
+    );
+    assert_eq!(applied.load(Ordering::SeqCst), 0);
+
+    // It returns after all: it was applied, so it is no longer pending.
+    *gate.lock().unwrap() = true;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while session.store().len() > 1 {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(applied.load(Ordering::SeqCst), 1);
+    assert_eq!(resolve(&session, "apply", "next").text(), "Applied: Below.");
+}
+
+#[test]
+fn a_reject_past_the_limit_still_discards() {
+    let session = limited(100);
+    let gate = Arc::new(Mutex::new(false));
+    session.store().push(stuck_action(
+        "Stuck",
+        Arc::clone(&gate),
+        Arc::new(AtomicUsize::new(0)),
+    ));
+    let started = std::time::Instant::now();
+    let result = resolve(&session, "discard", "no");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "Discard cleanup failed: reject timed out after 100ms"
+    );
+    assert!(!session.store().has_pending());
+    *gate.lock().unwrap() = true;
+}

@@ -297,3 +297,77 @@ fn session_is_send_and_sync() {
     assert_send_sync::<crate::ToolContext>();
     assert_send_sync::<crate::ToolRegistry>();
 }
+
+/// A built-in-style tool that sleeps, then pushes, on its own thread.
+struct SlowPreview {
+    store: Arc<crate::PendingActionStore>,
+    pushed: Arc<std::sync::Mutex<Vec<Result<u64, crate::PushRefused>>>>,
+    schema: Value,
+}
+
+impl Tool for SlowPreview {
+    fn name(&self) -> &str {
+        "slow_preview"
+    }
+    fn label(&self) -> &str {
+        "Slow preview"
+    }
+    fn description(&self) -> &str {
+        "sleeps `ms`, then pushes"
+    }
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+    fn execute(&self, arguments: Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let ms = arguments["ms"].as_u64().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        let action = PendingAction::new("Slow", |_| Ok(ToolOutput::default())).unwrap();
+        let pushed = crate::push_for_running_call(&self.store, action);
+        self.pushed.lock().unwrap().push(pushed);
+        Ok(ToolOutput::text("pushed"))
+    }
+}
+
+#[test]
+fn a_built_in_tool_past_the_limit_times_out_and_its_late_push_is_refused() {
+    let session = Session::new(std::env::temp_dir()).with_limits(crate::CallLimits {
+        time: Some(std::time::Duration::from_millis(100)),
+        ..crate::CallLimits::default()
+    });
+    let pushed = Arc::new(std::sync::Mutex::new(Vec::new()));
+    session
+        .register_tool(Arc::new(SlowPreview {
+            store: Arc::clone(session.store()),
+            pushed: Arc::clone(&pushed),
+            schema: json!({"type": "object"}),
+        }))
+        .unwrap();
+    let call = |ms: u64| session.execute(&ToolCall::new("s", "slow_preview", json!({"ms": ms})));
+    let result = call(400);
+    assert!(result.is_error);
+    assert_eq!(result.text(), "Tool slow_preview timed out after 100ms");
+    // A later call runs while the abandoned one pushes: still refused.
+    assert_eq!(call(1).text(), "pushed");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pushed = pushed.lock().unwrap();
+    assert_eq!(pushed.len(), 2);
+    assert!(pushed[0].is_ok(), "the call in time pushed");
+    assert_eq!(pushed[1], Err(crate::PushRefused));
+    assert_eq!(pushed[1].unwrap_err().to_string(), crate::PUSH_OUTSIDE_CALL);
+    assert_eq!(session.store().len(), 1);
+}
+
+#[test]
+fn a_result_over_the_cap_is_cut_with_the_note() {
+    let session = Session::new(std::env::temp_dir()).with_limits(crate::CallLimits {
+        time: None,
+        result_bytes: Some(10),
+    });
+    session.register_tool(Preview::new(&session)).unwrap();
+    let result = session.execute(&preview_call("a long label here"));
+    assert!(!result.is_error);
+    assert_eq!(
+        result.text(),
+        "preview of\n[Result truncated: 28 bytes, over the 10-byte limit]"
+    );
+}

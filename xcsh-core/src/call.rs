@@ -1,0 +1,155 @@
+//! Which call a push belongs to.
+//!
+//! A pending action must come from a call that is still running: a push
+//! from a call that already returned (finished, timed out, cancelled) would
+//! put an action on the stack whose preview the model never saw, and the
+//! next `apply` would run it. Packs push through a session-wide host API
+//! (the frozen ABI gives the push no call handle), so the host attributes a
+//! push by the thread that makes it: the session marks the thread running
+//! each call, and a push is accepted only on a marked thread whose call is
+//! still in flight. Threads a tool spawns are not marked: a tool pushes
+//! from its own thread, before it returns.
+
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::{PendingAction, PendingActionStore};
+
+/// The exact error a push gets when no call of its thread is running.
+pub const PUSH_OUTSIDE_CALL: &str = "Pending action refused: the tool call that pushed it is not running (push from the call's own thread, before it returns)";
+
+thread_local! {
+    static CURRENT: RefCell<Option<RunningCall>> = const { RefCell::new(None) };
+}
+
+/// Why a push was refused: see [`PUSH_OUTSIDE_CALL`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", PUSH_OUTSIDE_CALL)]
+pub struct PushRefused;
+
+#[derive(Debug, Default)]
+struct CallState {
+    finished: bool,
+    pushed: Vec<u64>,
+}
+
+/// One call in flight: shared by the host and the thread that runs it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunningCall(Arc<Mutex<CallState>>);
+
+impl RunningCall {
+    fn lock(&self) -> MutexGuard<'_, CallState> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Marks this thread as running the call until the guard drops.
+    pub(crate) fn enter(&self) -> Entered {
+        let previous = CURRENT.with(|current| current.replace(Some(self.clone())));
+        Entered { previous }
+    }
+
+    /// Ends the call: later pushes from its thread are refused. Returns the
+    /// ids of the actions it pushed. A push in progress completes first.
+    pub(crate) fn finish(&self) -> Vec<u64> {
+        let mut state = self.lock();
+        state.finished = true;
+        std::mem::take(&mut state.pushed)
+    }
+}
+
+/// Restores the thread's previous call (if any) when dropped.
+pub(crate) struct Entered {
+    previous: Option<RunningCall>,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        CURRENT.with(|current| current.replace(previous));
+    }
+}
+
+/// Pushes `action` onto `store` on behalf of the call running on this
+/// thread. The host side of every producer (packs' `push_pending_action`,
+/// built-in tools) goes through here; [`PendingActionStore::push`] itself
+/// is for code that owns the session.
+///
+/// # Errors
+///
+/// [`PushRefused`] when this thread runs no call, or its call has returned.
+pub fn push_for_running_call(
+    store: &PendingActionStore,
+    action: PendingAction,
+) -> Result<u64, PushRefused> {
+    let call = CURRENT.with(|current| current.borrow().clone());
+    let Some(call) = call else {
+        return Err(PushRefused);
+    };
+    // Held across the push, so a call that times out meanwhile either sees
+    // this push in `finish` (and removes it) or refuses it.
+    let mut state = call.lock();
+    if state.finished {
+        return Err(PushRefused);
+    }
+    let id = store.push(action);
+    state.pushed.push(id);
+    Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolOutput;
+
+    fn action(label: &str) -> PendingAction {
+        PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap()
+    }
+
+    #[test]
+    fn a_push_outside_any_call_is_refused() {
+        let store = PendingActionStore::new();
+        let err = push_for_running_call(&store, action("x")).unwrap_err();
+        assert_eq!(err.to_string(), PUSH_OUTSIDE_CALL);
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn a_push_is_accepted_only_while_the_call_runs_on_its_thread() {
+        let store = Arc::new(PendingActionStore::new());
+        let call = RunningCall::default();
+        let entered = call.enter();
+        push_for_running_call(&store, action("in call")).unwrap();
+        let helper = {
+            let store = Arc::clone(&store);
+            std::thread::spawn(move || push_for_running_call(&store, action("helper")))
+        };
+        assert_eq!(helper.join().unwrap(), Err(PushRefused));
+        assert_eq!(call.finish().len(), 1);
+        assert_eq!(
+            push_for_running_call(&store, action("late")),
+            Err(PushRefused)
+        );
+        drop(entered);
+        assert_eq!(
+            push_for_running_call(&store, action("after")),
+            Err(PushRefused)
+        );
+        assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn leaving_a_nested_call_restores_the_outer_one() {
+        let store = PendingActionStore::new();
+        let outer = RunningCall::default();
+        let _outer = outer.enter();
+        {
+            let inner = RunningCall::default();
+            let _inner = inner.enter();
+            inner.finish();
+            assert!(push_for_running_call(&store, action("inner")).is_err());
+        }
+        push_for_running_call(&store, action("outer")).unwrap();
+    }
+}
