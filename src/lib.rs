@@ -2,10 +2,11 @@
 //! module per concern, so that front ends (the CLI, the MCP server), the
 //! benchmarks and the fuzz targets share one implementation.
 //!
-//! - [`sources`] and [`config`]: where tool packs come from;
+//! - [`sources`] and [`config`]: where tool packs come from; [`project`]
+//!   and [`trust_store`]: which project directories the user trusts;
 //! - [`agent`]: a session with the built-ins first, then the packs;
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
-//! - [`tools`], [`run`], [`repl`], [`mcp`]: the subcommands; [`render`]: `--pretty`;
+//! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`]: the subcommands; [`render`]: `--pretty`;
 //! - [`app`]: the whole command line, start to finish.
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
@@ -17,9 +18,12 @@ pub mod cli;
 pub mod config;
 pub mod logging;
 pub mod mcp;
+pub mod project;
 pub mod render;
 pub mod repl;
 pub mod run;
 pub mod script;
 pub mod sources;
 pub mod tools;
+pub mod trust;
+pub mod trust_store;
