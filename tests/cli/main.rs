@@ -9,3 +9,4 @@ mod repl;
 mod run;
 mod support;
 mod tools;
+mod trust;
