@@ -41,8 +41,8 @@ pub fn run(args: &TrustArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<()> 
         writeln!(out, "Revoked trust in {}", dir.display())?;
         return Ok(());
     }
-    let dir = std::fs::canonicalize(&dir)
-        .with_context(|| format!("cannot trust {}", dir.display()))?;
+    let dir =
+        std::fs::canonicalize(&dir).with_context(|| format!("cannot trust {}", dir.display()))?;
     let project = Project::at(&dir);
     let record = project.snapshot()?;
     write!(out, "{}", trusted(&project, &record))?;

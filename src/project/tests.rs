@@ -54,10 +54,7 @@ fn a_changed_config_asks_again_and_an_unchanged_one_loads() {
     let Verdict::Trusted { config, .. } = project.judge(&store).unwrap() else {
         panic!("expected trust");
     };
-    assert_eq!(
-        config.unwrap().plugins,
-        [cwd.path().join(".xcsh/a.so")]
-    );
+    assert_eq!(config.unwrap().plugins, [cwd.path().join(".xcsh/a.so")]);
 
     fs::write(&project.config, "plugins = [\"b.so\"]\n").unwrap();
     let Verdict::Skipped(warning) = project.judge(&store).unwrap() else {
@@ -81,7 +78,10 @@ fn a_changed_config_asks_again_and_an_unchanged_one_loads() {
 
 #[test]
 fn the_trust_command_is_quoted_for_the_shell_when_it_must_be() {
-    assert_eq!(shell_word(Path::new("/src/my-proj_1.2")), "/src/my-proj_1.2");
+    assert_eq!(
+        shell_word(Path::new("/src/my-proj_1.2")),
+        "/src/my-proj_1.2"
+    );
     assert_eq!(shell_word(Path::new("/src/my proj")), "'/src/my proj'");
     assert_eq!(shell_word(Path::new("/src/it's")), r"'/src/it'\''s'");
 }

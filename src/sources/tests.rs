@@ -235,7 +235,10 @@ fn an_untrusted_project_adds_no_source_and_no_setting() {
     assert_eq!(origins(&collected.sources), ["default directory"]);
     assert_eq!(collected.settings, Settings::default());
     assert_eq!(collected.skipped.len(), 1);
-    assert!(matches!(collected.skipped[0].problem, Problem::NotTrusted(_)));
+    assert!(matches!(
+        collected.skipped[0].problem,
+        Problem::NotTrusted(_)
+    ));
 }
 
 #[test]
@@ -261,7 +264,10 @@ fn a_trusted_projects_allow_list_and_timeout_stay_project_settings() {
     assert_eq!(settings.tool_timeout, None);
     assert_eq!(
         settings.project.allow_list,
-        Some((config, vec![(fx.cwd.path().join(".xcsh/p.so"), "00".to_owned())]))
+        Some((
+            config,
+            vec![(fx.cwd.path().join(".xcsh/p.so"), "00".to_owned())]
+        ))
     );
     assert_eq!(
         settings.project.tool_timeout,

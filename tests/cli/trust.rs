@@ -83,10 +83,16 @@ fn a_checkouts_packs_run_no_code_until_the_directory_is_trusted() {
     let output = env.trust();
     assert_eq!(
         output.stdout,
-        format!("Trusted {d}: no config, 1 pack\n  {hash}  {}\n", canonical(&pack).display())
+        format!(
+            "Trusted {d}: no config, 1 pack\n  {hash}  {}\n",
+            canonical(&pack).display()
+        )
     );
     let json = tools_json(&env, &marker);
-    assert!(tool_names(&json).contains(&"marker_tool".to_owned()), "{json:#}");
+    assert!(
+        tool_names(&json).contains(&"marker_tool".to_owned()),
+        "{json:#}"
+    );
     assert_eq!(strings(&json["report"]["warnings"]), Vec::<String>::new());
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "loaded\n");
 }
@@ -103,7 +109,10 @@ fn a_changed_config_asks_again_and_trusting_again_loads_it() {
     let json = tools_json(&env, &marker);
     assert!(tool_names(&json).contains(&"batch_rename_preview".to_owned()));
 
-    env.write(".xcsh/config.toml", &format!("{config}tool_timeout_secs = 5\n"));
+    env.write(
+        ".xcsh/config.toml",
+        &format!("{config}tool_timeout_secs = 5\n"),
+    );
     let json = tools_json(&env, &marker);
     assert!(!tool_names(&json).contains(&"batch_rename_preview".to_owned()));
     let d = dir(&env);
@@ -198,7 +207,10 @@ fn trust_can_be_listed_and_revoked() {
     let env = Env::new();
     copy_pack("fixture-conflict-a", &env.work().join(".xcsh/plugins"));
     let d = dir(&env);
-    assert_eq!(env.run(&["trust", "--list"], "").stdout, "No trusted projects.\n");
+    assert_eq!(
+        env.run(&["trust", "--list"], "").stdout,
+        "No trusted projects.\n"
+    );
     env.trust();
     let output = env.run(&["trust", "--list"], "");
     assert_eq!(output.stdout, format!("{d}: no config, 1 pack\n"));
@@ -211,5 +223,8 @@ fn trust_can_be_listed_and_revoked() {
 
     let output = env.run(&["trust", "--revoke", arg(env.work())], "");
     assert_eq!(output.code, Some(1));
-    assert_eq!(output.stderr, format!("error: {d} is not a trusted project\n"));
+    assert_eq!(
+        output.stderr,
+        format!("error: {d} is not a trusted project\n")
+    );
 }

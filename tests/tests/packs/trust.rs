@@ -163,11 +163,18 @@ fn swapping_the_pack_during_loading_never_loads_an_unpinned_library() {
             );
             refused += 1;
         }
-        let tools: Vec<String> = session.tools().iter().map(|t| t.name().to_owned()).collect();
+        let tools: Vec<String> = session
+            .tools()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect();
         assert!(!tools.contains(&"evil".to_owned()), "{tools:?}");
     }
     // Both outcomes happened, so the swap did race the loader.
-    assert!(loaded > 0 && refused > 0, "loaded {loaded}, refused {refused}");
+    assert!(
+        loaded > 0 && refused > 0,
+        "loaded {loaded}, refused {refused}"
+    );
 }
 
 /// The ownership and mode rules on real files, through the loader: a
@@ -179,7 +186,8 @@ fn swapping_the_pack_during_loading_never_loads_an_unpinned_library() {
 fn packs_with_unsafe_owners_or_modes_are_refused_naming_the_path() {
     use std::os::unix::fs::PermissionsExt;
 
-    let set = |path: &Path, mode| fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    let set =
+        |path: &Path, mode| fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
     let dir = TempDir::new().unwrap();
     let top = fs::canonicalize(dir.path()).unwrap();
     let packs = top.join("a/b");
@@ -191,7 +199,10 @@ fn packs_with_unsafe_owners_or_modes_are_refused_naming_the_path() {
     let failure = |expected: String| {
         assert_eq!(
             problems(TrustPolicy::new(), &top, std::slice::from_ref(&pack)),
-            [format!("Failed to load tool pack {}: {expected}", pack.display())]
+            [format!(
+                "Failed to load tool pack {}: {expected}",
+                pack.display()
+            )]
         );
     };
 
@@ -235,7 +246,10 @@ fn packs_with_unsafe_owners_or_modes_are_refused_naming_the_path() {
 fn a_fifo_named_as_a_pack_is_refused_at_once() {
     let dir = TempDir::new().unwrap();
     let fifo = dir.path().join("libfifo.so");
-    let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(status.success());
     assert_eq!(
         problems(TrustPolicy::new(), dir.path(), std::slice::from_ref(&fifo)),
