@@ -42,15 +42,31 @@ impl Default for RunPolicy {
 }
 
 impl RunPolicy {
-    /// The policy from the command line's timeout (which wins) and the
-    /// config files' settings. A timeout of zero means no limit.
+    /// The policy from the command line's timeout (which wins), the user's
+    /// config and a trusted project's settings, which only tighten: a
+    /// project's timeout can only lower the limit, its allow-list only
+    /// narrow the user's, and its packs must still have the hashes
+    /// recorded by `xcsh trust`. A timeout of zero means no limit.
     pub fn new(flag_timeout: Option<Duration>, settings: &Settings) -> Self {
-        let timeout = flag_timeout
+        let mut timeout = flag_timeout
             .or(settings.tool_timeout)
             .unwrap_or(DEFAULT_TOOL_TIMEOUT);
+        if flag_timeout.is_none()
+            && let Some(project) = settings.project.tool_timeout
+        {
+            timeout = tighter(timeout, project);
+        }
         let mut trust = TrustPolicy::new();
         if let Some(allow) = &settings.allow_list {
             trust = trust.with_allow_list(allow.iter().cloned());
+        }
+        if let Some((config, allow)) = &settings.project.allow_list {
+            trust = trust.with_project_allow_list(config.clone(), allow.iter().cloned());
+        }
+        if let Some((dir, record)) = &settings.project.trusted {
+            for (pack, hash) in &record.packs {
+                trust = trust.with_trusted_pin(pack, hash, dir);
+            }
         }
         Self {
             trust,
@@ -74,6 +90,15 @@ impl RunPolicy {
             time: self.tool_timeout,
             result_bytes: self.max_result_bytes,
         }
+    }
+}
+
+/// The lower of two limits, where zero is no limit.
+fn tighter(a: Duration, b: Duration) -> Duration {
+    match (a.is_zero(), b.is_zero()) {
+        (true, _) => b,
+        (_, true) => a,
+        _ => a.min(b),
     }
 }
 
@@ -201,6 +226,32 @@ mod tests {
     }
 
     #[test]
+    fn a_project_timeout_only_lowers_the_limit() {
+        let with = |user: Option<u64>, project: u64| Settings {
+            tool_timeout: user.map(Duration::from_secs),
+            project: crate::sources::ProjectSettings {
+                tool_timeout: Some(Duration::from_secs(project)),
+                ..Default::default()
+            },
+            ..Settings::default()
+        };
+        let limit = |flag: Option<u64>, settings: &Settings| {
+            RunPolicy::new(flag.map(Duration::from_secs), settings).tool_timeout
+        };
+        let secs = |s| Some(Duration::from_secs(s));
+        // Lower than the default or the user's: taken.
+        assert_eq!(limit(None, &with(None, 10)), secs(10));
+        assert_eq!(limit(None, &with(Some(60), 10)), secs(10));
+        // Higher, or "never": the user's limit stays.
+        assert_eq!(limit(None, &with(None, 3600)), Some(DEFAULT_TOOL_TIMEOUT));
+        assert_eq!(limit(None, &with(Some(60), 0)), secs(60));
+        // The user said "never": a project may still set a limit.
+        assert_eq!(limit(None, &with(Some(0), 30)), secs(30));
+        // The user's flag is this run's choice and wins.
+        assert_eq!(limit(Some(900), &with(None, 10)), secs(900));
+    }
+
+    #[test]
     fn builtins_are_registered_before_any_pack() {
         let dir = tempfile::tempdir().unwrap();
         let (session, report) = start_session(dir.path(), &[], &RunPolicy::default()).unwrap();
@@ -221,7 +272,7 @@ mod tests {
             dir.path(),
             Discovery {
                 packs: vec![missing],
-                warnings: vec![],
+                ..Discovery::default()
             },
             &RunPolicy::default(),
         )

@@ -11,7 +11,7 @@ use tracing::Level;
 use crate::agent::{Agent, RunPolicy};
 use crate::cli::{Cli, Command, PackCommand};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{mcp, repl, run, template, tools};
+use crate::{mcp, repl, run, template, tools, trust};
 
 /// Runs the command line of this process.
 ///
@@ -29,14 +29,26 @@ pub fn run() -> anyhow::Result<ExitCode> {
     // everything twice.
     let quiet_level = match cli.command {
         Command::Tools(_) => Level::ERROR,
-        Command::Run(_) | Command::Repl(_) | Command::Mcp(_) | Command::Pack(_) => Level::WARN,
+        Command::Run(_)
+        | Command::Repl(_)
+        | Command::Mcp(_)
+        | Command::Pack(_)
+        | Command::Trust(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
 
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if let Command::Trust(args) = &cli.command {
+        trust::run(args, &cwd, &UserDirs::from_os())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let env = std::env::var_os(PLUGIN_PATH_ENV);
     let collected = sources::collect(cli.packs(), &cwd, env.as_deref(), &UserDirs::from_os())?;
-    let discovery = sources::discover(&collected.sources);
+    let mut discovery = sources::discover(&collected.sources);
+    if let Some((dir, record)) = &collected.settings.project.trusted {
+        crate::project::hold_back_new_packs(&mut discovery, dir, record);
+    }
+    discovery.warnings.splice(0..0, collected.skipped);
     for warning in &discovery.warnings {
         tracing::warn!("{warning}");
     }
@@ -51,7 +63,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => mcp::serve(agent)?,
-        Command::Pack(_) => unreachable!("handled before any pack loads"),
+        Command::Pack(_) | Command::Trust(_) => unreachable!("handled before any pack loads"),
     }
     Ok(ExitCode::SUCCESS)
 }

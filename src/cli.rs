@@ -12,7 +12,8 @@ Tool packs load at start-up from, in order (the first tool of a name wins):
   .xcsh/config.toml                  then the user's xcsh/config.toml:
                                      plugins = [...], plugin_dirs = [...]
   .xcsh/plugins                      then the user's data directory's xcsh/plugins
-A pack named twice loads once; a missing path is a warning.";
+A pack named twice loads once; a missing path is a warning. The working
+directory's .xcsh files load only after `xcsh trust` there.";
 
 /// A coding agent whose tools come from native tool packs: destructive tools
 /// preview, and nothing changes until `resolve` applies the pending action.
@@ -37,7 +38,7 @@ impl Cli {
             Command::Run(args) => &args.packs,
             Command::Repl(args) => &args.packs,
             Command::Mcp(args) => &args.packs,
-            Command::Pack(_) => {
+            Command::Pack(_) | Command::Trust(_) => {
                 static NONE: std::sync::LazyLock<PackArgs> =
                     std::sync::LazyLock::new(PackArgs::default);
                 &NONE
@@ -97,9 +98,28 @@ pub enum Command {
     /// input and output (one session; `resolve` listed while anything is
     /// pending).
     Mcp(McpArgs),
+    /// Trust a project directory: load its .xcsh/config.toml and packs
+    /// from now on, as they are now (a changed config asks again).
+    Trust(TrustArgs),
     /// Write tool packs (loads none).
     #[command(subcommand)]
     Pack(PackCommand),
+}
+
+/// Options of `xcsh trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The project directory (default: the working directory).
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// List the trusted directories and what was trusted in each.
+    #[arg(long, conflicts_with_all = ["dir", "revoke"])]
+    pub list: bool,
+
+    /// Stop trusting DIR (default: the working directory).
+    #[arg(long)]
+    pub revoke: bool,
 }
 
 /// `xcsh pack …`.

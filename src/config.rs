@@ -34,10 +34,13 @@ pub struct Config {
     /// Directories whose libraries are all loaded.
     #[serde(default)]
     pub plugin_dirs: Vec<PathBuf>,
-    /// Seconds before the host gives up on a pack tool call (0: never).
+    /// Seconds before the host gives up on a pack tool call (0: never). A
+    /// project's config can only lower the limit.
     #[serde(default)]
     pub tool_timeout_secs: Option<f64>,
     /// When present, only these packs load, each with this SHA-256 (hex).
+    /// The user's list is the policy; a project's list can only narrow it
+    /// (a pack must be on both).
     #[serde(default)]
     pub allow_list: Option<BTreeMap<PathBuf, String>>,
 }
@@ -76,11 +79,27 @@ impl Config {
                     .with_context(|| format!("cannot read config file {}", path.display()));
             }
         };
-        let config = Self::parse(&text).map_err(|message| {
+        Self::from_text(path, &text).map(Some)
+    }
+
+    /// Parses the config file at `path` from its `bytes` (read once by the
+    /// caller, e.g. to hash them), with relative paths made absolute.
+    ///
+    /// # Errors
+    ///
+    /// `invalid config file {path}: …`.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> anyhow::Result<Self> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| anyhow::anyhow!("invalid config file {}: {e}", path.display()))?;
+        Self::from_text(path, text)
+    }
+
+    fn from_text(path: &Path, text: &str) -> anyhow::Result<Self> {
+        let config = Self::parse(text).map_err(|message| {
             anyhow::anyhow!("invalid config file {}: {message}", path.display())
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
-        Ok(Some(config.relative_to(base)))
+        Ok(config.relative_to(base))
     }
 
     fn relative_to(self, base: &Path) -> Self {

@@ -2,10 +2,11 @@
 //! module per concern, so that front ends (the CLI, the MCP server), the
 //! benchmarks and the fuzz targets share one implementation.
 //!
-//! - [`sources`] and [`config`]: where tool packs come from;
+//! - [`sources`] and [`config`]: where tool packs come from; [`project`]
+//!   and [`trust_store`]: which project directories the user trusts;
 //! - [`agent`]: a session with the built-ins first, then the packs;
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
-//! - [`tools`], [`run`], [`repl`], [`mcp`]: the subcommands; [`render`]: `--pretty`;
+//! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`]: the subcommands; [`render`]: `--pretty`;
 //! - [`template`]: `xcsh pack new`, a new tool-pack crate;
 //! - [`app`]: the whole command line, start to finish.
 //!
@@ -18,6 +19,7 @@ pub mod cli;
 pub mod config;
 pub mod logging;
 pub mod mcp;
+pub mod project;
 pub mod render;
 pub mod repl;
 pub mod run;
@@ -25,3 +27,5 @@ pub mod script;
 pub mod sources;
 pub mod template;
 pub mod tools;
+pub mod trust;
+pub mod trust_store;

@@ -8,6 +8,10 @@
 //! directory's `xcsh/plugins`). A path named twice loads once. A source that
 //! names a missing path is a warning; a missing default directory is normal
 //! and says nothing.
+//!
+//! The working directory's `.xcsh` files count only once the user trusts
+//! the directory ([`crate::project`]); until then one warning says what
+//! was skipped and how to trust it.
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
@@ -20,13 +24,12 @@ use xcsh_loader::discover::pack_files_in;
 
 use crate::cli::PackArgs;
 use crate::config::{CONFIG_FILE_NAME, Config};
+use crate::project::{Project, Verdict, shell_word};
+use crate::trust_store::{ProjectRecord, TRUST_FILE_NAME, TrustStore};
 
 /// The environment variable listing pack files and directories, in the OS's
 /// path-list syntax (`:`-separated on Unix, `;` on Windows).
 pub const PLUGIN_PATH_ENV: &str = "XCSH_PLUGIN_PATH";
-
-/// The project directory, relative to the working directory.
-const PROJECT_DIR: &str = ".xcsh";
 
 /// Where a path came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,10 +40,22 @@ pub enum Origin {
     PluginDirFlag,
     /// [`PLUGIN_PATH_ENV`].
     Env,
-    /// A config file.
+    /// The user's config file.
     Config(PathBuf),
-    /// A default directory.
+    /// A default directory of the user's.
     DefaultDir,
+    /// The working directory's `.xcsh/config.toml`.
+    ProjectConfig(PathBuf),
+    /// The working directory's `.xcsh/plugins` (or the project itself).
+    ProjectDir,
+}
+
+impl Origin {
+    /// True for what a project directory ships (trusted only by
+    /// `xcsh trust`).
+    pub fn is_project(&self) -> bool {
+        matches!(self, Self::ProjectConfig(_) | Self::ProjectDir)
+    }
 }
 
 impl fmt::Display for Origin {
@@ -49,8 +64,10 @@ impl fmt::Display for Origin {
             Self::PluginFlag => f.write_str("--plugin"),
             Self::PluginDirFlag => f.write_str("--plugin-dir"),
             Self::Env => f.write_str(PLUGIN_PATH_ENV),
-            Self::Config(path) => write!(f, "config {}", path.display()),
-            Self::DefaultDir => f.write_str("default directory"),
+            Self::Config(path) | Self::ProjectConfig(path) => {
+                write!(f, "config {}", path.display())
+            }
+            Self::DefaultDir | Self::ProjectDir => f.write_str("default directory"),
         }
     }
 }
@@ -98,22 +115,44 @@ impl UserDirs {
 }
 
 /// How pack code may run, from the config files.
+///
+/// User-level policy comes from the user's config only; a trusted
+/// project's config can only tighten it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
-    /// The first config's `tool_timeout_secs` (the working directory's
-    /// wins over the user's).
+    /// The user's config's `tool_timeout_secs`.
     pub tool_timeout: Option<Duration>,
-    /// Every config's `allow_list` entries; `None` when no config has one.
+    /// The user's config's `allow_list` entries; `None` when it has none.
     pub allow_list: Option<Vec<(PathBuf, String)>>,
+    /// A trusted project's settings, which only tighten the user's.
+    pub project: ProjectSettings,
+}
+
+/// What a trusted project's config and trust record add: each only
+/// tightens what loads and how long it may run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectSettings {
+    /// The project config's `tool_timeout_secs`: lowers the limit, never
+    /// raises it.
+    pub tool_timeout: Option<Duration>,
+    /// The project config's path and `allow_list`: a pack must be on it
+    /// too.
+    pub allow_list: Option<(PathBuf, Vec<(PathBuf, String)>)>,
+    /// The trusted project directory and the pack hashes `xcsh trust`
+    /// recorded for it.
+    pub trusted: Option<(PathBuf, ProjectRecord)>,
 }
 
 /// The sources, in load order, and the settings of the config files read.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub struct Collected {
     /// Every source, in load order.
     pub sources: Vec<Source>,
     /// Settings from the config files.
     pub settings: Settings,
+    /// Project files skipped because the directory is not trusted (or
+    /// changed since): one line each.
+    pub skipped: Vec<SourceWarning>,
 }
 
 /// Every source, in load order, and the config files' settings. `env` is
@@ -145,36 +184,51 @@ pub fn collect(
             sources.push(source(&path, Origin::Env, Expect::Either));
         }
     }
-    let project = cwd.join(PROJECT_DIR);
-    let mut configs = vec![project.join(CONFIG_FILE_NAME)];
-    configs.extend(user.config.as_ref().map(|d| d.join(CONFIG_FILE_NAME)));
-    let mut seen = HashSet::new();
     let mut settings = Settings::default();
-    for path in configs {
-        if !seen.insert(canonical(&path)) {
-            continue;
+    let mut skipped = Vec::new();
+    let user_config = user.config.as_ref().map(|d| d.join(CONFIG_FILE_NAME));
+    let user_plugins = user.data.as_ref().map(|d| d.join("plugins"));
+    let project = Project::at(cwd);
+    // A working directory whose `.xcsh` is the user's own directory is the
+    // user's, not a project's.
+    let project_is_users = user_config
+        .as_ref()
+        .is_some_and(|user| canonical(user) == canonical(&project.config))
+        || user_plugins
+            .as_ref()
+            .is_some_and(|user| canonical(user) == canonical(&project.plugins));
+    let store = match &user.data {
+        Some(data) => TrustStore::load(&data.join(TRUST_FILE_NAME))?,
+        None => TrustStore::default(),
+    };
+    let mut project_dir_source = None;
+    if !project_is_users {
+        match project.judge(&store)? {
+            Verdict::Absent => {}
+            Verdict::Skipped(warning) => skipped.push(warning),
+            Verdict::Trusted { config, record } => {
+                tracing::info!(dir = %project.dir.display(), "trusted project");
+                if let Some(config) = &config {
+                    settings.project.tool_timeout =
+                        config_timeout(&project.config, config.tool_timeout_secs)?;
+                    settings.project.allow_list = config.allow_list.as_ref().map(|list| {
+                        let entries = list.iter().map(|(p, h)| (p.clone(), h.clone()));
+                        (project.config.clone(), entries.collect())
+                    });
+                }
+                let mut project_sources = project.sources(config.as_ref());
+                project_dir_source = project_sources.pop();
+                sources.extend(project_sources);
+                settings.project.trusted = Some((project.dir.clone(), record));
+            }
         }
-        let Some(config) = Config::load(&path)? else {
-            tracing::debug!(path = %path.display(), "no config file");
-            continue;
-        };
+    }
+    if let Some(path) = user_config
+        && let Some(config) = Config::load(&path)?
+    {
         tracing::info!(path = %path.display(), "read config file");
-        if settings.tool_timeout.is_none()
-            && let Some(secs) = config.tool_timeout_secs
-        {
-            settings.tool_timeout = Some(Duration::try_from_secs_f64(secs).map_err(|_| {
-                anyhow::anyhow!(
-                    "invalid config file {}: tool_timeout_secs must be a number of seconds, 0 or more",
-                    path.display()
-                )
-            })?);
-        }
-        if let Some(allow) = config.allow_list {
-            settings
-                .allow_list
-                .get_or_insert_with(Vec::new)
-                .extend(allow);
-        }
+        settings.tool_timeout = config_timeout(&path, config.tool_timeout_secs)?;
+        settings.allow_list = config.allow_list.map(|list| list.into_iter().collect());
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));
@@ -183,14 +237,28 @@ pub fn collect(
             sources.push(source(&dir, origin.clone(), Expect::Dir));
         }
     }
-    let defaults = [
-        Some(project.join("plugins")),
-        user.data.as_ref().map(|d| d.join("plugins")),
-    ];
-    for dir in defaults.into_iter().flatten() {
+    sources.extend(project_dir_source);
+    if let Some(dir) = user_plugins {
         sources.push(source(&dir, Origin::DefaultDir, Expect::Dir));
     }
-    Ok(Collected { sources, settings })
+    Ok(Collected {
+        sources,
+        settings,
+        skipped,
+    })
+}
+
+/// A config's `tool_timeout_secs` as a duration.
+fn config_timeout(path: &Path, secs: Option<f64>) -> anyhow::Result<Option<Duration>> {
+    secs.map(|secs| {
+        Duration::try_from_secs_f64(secs).map_err(|_| {
+            anyhow::anyhow!(
+                "invalid config file {}: tool_timeout_secs must be a number of seconds, 0 or more",
+                path.display()
+            )
+        })
+    })
+    .transpose()
 }
 
 /// Why a source gave no packs.
@@ -204,6 +272,15 @@ pub enum Problem {
     IsADirectory,
     /// The path could not be read.
     Unreadable(io::Error),
+    /// The project directory (the warning's path) holds these files and is
+    /// not trusted.
+    NotTrusted(String),
+    /// The project directory's config changed since it was trusted; these
+    /// files were skipped.
+    ChangedSinceTrusted(String),
+    /// A pack (the warning's path) that was not there when this project
+    /// directory was trusted.
+    NewSinceTrusted(PathBuf),
 }
 
 /// A source that names a path giving no packs: reported, never fatal.
@@ -233,6 +310,23 @@ impl fmt::Display for SourceWarning {
             Problem::Unreadable(error) => {
                 write!(f, "Cannot read plugin path {path} (from {origin}): {error}")
             }
+            Problem::NotTrusted(what) => write!(
+                f,
+                "Skipped {what}: {path} is not a trusted project (to trust it: xcsh trust {})",
+                shell_word(&self.path)
+            ),
+            Problem::ChangedSinceTrusted(what) => write!(
+                f,
+                "Skipped {what}: {} changed since {path} was trusted (to trust it again: xcsh trust {})",
+                Project::at(&self.path).config.display(),
+                shell_word(&self.path)
+            ),
+            Problem::NewSinceTrusted(project) => write!(
+                f,
+                "Skipped {path}: new in {} since it was trusted (to trust it again: xcsh trust {})",
+                project.display(),
+                shell_word(project)
+            ),
         }
     }
 }
@@ -243,6 +337,8 @@ impl fmt::Display for SourceWarning {
 pub struct Discovery {
     /// Library files to load.
     pub packs: Vec<PathBuf>,
+    /// Those of [`packs`](Self::packs) a project directory named (first).
+    pub from_project: Vec<PathBuf>,
     /// What was skipped, one line each.
     pub warnings: Vec<SourceWarning>,
 }
@@ -256,11 +352,16 @@ pub fn discover(sources: &[Source]) -> Discovery {
             Ok(files) => {
                 for file in files {
                     if seen.insert(canonical(&file)) {
+                        if source.origin.is_project() {
+                            discovery.from_project.push(file.clone());
+                        }
                         discovery.packs.push(file);
                     }
                 }
             }
-            Err(Problem::NotFound) if source.origin == Origin::DefaultDir => {
+            Err(Problem::NotFound)
+                if matches!(source.origin, Origin::DefaultDir | Origin::ProjectDir) =>
+            {
                 tracing::debug!(path = %source.path.display(), "no default plugin directory");
             }
             Err(problem) => discovery.warnings.push(SourceWarning {

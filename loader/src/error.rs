@@ -19,9 +19,61 @@ pub enum LoadError {
         /// The file or directory others can write.
         path: PathBuf,
     },
+    /// The file, or a directory above it, can be written by its group.
+    #[error("refusing a pack writable by its group: {} (fix: chmod g-w {})", path.display(), path.display())]
+    GroupWritable {
+        /// The file or directory its group can write.
+        path: PathBuf,
+    },
+    /// The file, or a directory above it, belongs to neither root nor the
+    /// user running the agent.
+    #[error("refusing a pack whose path is owned by another user (uid {uid}): {} (fix: copy the pack into a directory you own)", path.display())]
+    ForeignOwner {
+        /// The file or directory.
+        path: PathBuf,
+        /// Its owner's user id.
+        uid: u32,
+    },
+    /// The path names a directory, a device, a FIFO or a socket.
+    #[error("not a regular file")]
+    NotAFile,
+    /// The file at the path is no longer the one that was checked (only
+    /// where the checked file cannot be loaded through its descriptor).
+    #[error("the file was replaced while it was being loaded: {}", path.display())]
+    Replaced {
+        /// The pack's canonical path.
+        path: PathBuf,
+    },
     /// An allow-list is configured and the pack is not on it.
     #[error("not in the allow-list")]
     NotAllowed,
+    /// A project's own allow-list (which can only narrow the user's) does
+    /// not list the pack.
+    #[error("not in the project's allow-list ({})", config.display())]
+    NotAllowedByProject {
+        /// The project config holding the list.
+        config: PathBuf,
+    },
+    /// The pack's SHA-256 differs from its entry in a project's allow-list.
+    #[error("SHA-256 {actual} does not match the project's allow-list ({}) (expected {expected})", config.display())]
+    ProjectHashMismatch {
+        /// The project config holding the list.
+        config: PathBuf,
+        /// The hash in the list.
+        expected: String,
+        /// The file's hash.
+        actual: String,
+    },
+    /// A pack of a trusted project changed since `xcsh trust` recorded it.
+    #[error("changed since the project was trusted (SHA-256 {actual}, trusted {expected}); to load it, run: xcsh trust {}", project.display())]
+    ChangedSinceTrusted {
+        /// The trusted project directory.
+        project: PathBuf,
+        /// The recorded hash.
+        expected: String,
+        /// The file's hash.
+        actual: String,
+    },
     /// The pack's SHA-256 differs from its allow-list entry.
     #[error("SHA-256 {actual} does not match the allow-list (expected {expected})")]
     HashMismatch {

@@ -1,7 +1,9 @@
 //! Loads xcsh native tool packs into sessions.
 //!
-//! The loader finds pack libraries ([`discover`]), opens each once and never
-//! unloads it ([`PackLibrary::open`]), checks it (abi_stable header, declared
+//! The loader finds pack libraries ([`discover`]), opens each file once,
+//! checks that open file (owner and mode, hashes, object headers: see
+//! [`TrustPolicy`]) and maps that same file, never unloading it
+//! ([`PackLibrary::open`]), checks it (abi_stable header, declared
 //! ABI version, type layouts), calls its factory with a host API bound to one
 //! session's pending-action store ([`HostBinding`]), and adapts the pack's
 //! tools into ordinary [`xcsh_core::Tool`]s. One bad library never stops the
@@ -32,9 +34,11 @@ mod host_api;
 mod library;
 mod load;
 mod pack_action;
+mod pack_file;
 mod pack_tool;
 mod preflight;
 mod report;
+mod safe_path;
 mod trust;
 
 pub use error::LoadError;

@@ -10,6 +10,7 @@ use abi_stable::sabi_types::VersionNumber;
 use xcsh_plugin_api::abi::{self, v1::ToolPackModuleRef};
 
 use crate::error::supported_versions;
+use crate::pack_file::PackFile;
 use crate::{HostBinding, LoadError, PackTool};
 
 /// An opened, checked pack library. Libraries are never unloaded (thread
@@ -30,15 +31,21 @@ static OPENED: LazyLock<Mutex<HashMap<PathBuf, &'static PackLibrary>>> =
 /// [`load_packs`](crate::load_packs) runs in turn for all its packs: the
 /// first and last in parallel, the middle one (`dlopen`) one library at a
 /// time.
-#[derive(Clone)]
 pub(crate) enum Opening {
     /// Opened before: the library as it was.
     Opened(&'static PackLibrary),
-    /// Its headers checked ([`PackLibrary::preflight`]), not yet mapped.
-    Checked(PathBuf),
-    /// Mapped and its declared ABI version accepted ([`Opening::map`]); its
-    /// layouts not yet checked.
-    Mapped(PathBuf, &'static LibHeader),
+    /// Open, its headers checked ([`PackLibrary::preflight`]), not yet
+    /// mapped.
+    Checked(PackFile),
+}
+
+/// A pack library after [`Opening::map`].
+pub(crate) enum Mapped {
+    /// Opened before: the library as it was.
+    Opened(&'static PackLibrary),
+    /// Mapped and its declared ABI version accepted; its layouts not yet
+    /// checked.
+    Header(PathBuf, &'static LibHeader),
 }
 
 impl PackLibrary {
@@ -53,31 +60,46 @@ impl PackLibrary {
     ///
     /// A [`LoadError`] naming the failed step.
     pub fn open(path: &Path) -> Result<&'static PackLibrary, LoadError> {
-        Self::preflight(path)?.map()?.check()
+        Self::preflight(PackFile::open(path)?)?.map()?.check()
     }
 
     /// The first step of [`open`](Self::open): the library already opened
-    /// from this file, or the file's object headers checked.
-    pub(crate) fn preflight(path: &Path) -> Result<Opening, LoadError> {
-        std::fs::metadata(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
-        let path = std::fs::canonicalize(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
-        if let Some(&library) = lock_opened().get(&path) {
+    /// from this file's path, or the open file's object headers checked.
+    pub(crate) fn preflight(file: PackFile) -> Result<Opening, LoadError> {
+        if let Some(&library) = lock_opened().get(file.path()) {
             return Ok(Opening::Opened(library));
         }
-        tracing::debug!(path = %path.display(), "opening tool pack");
-        crate::preflight::check(&path)?;
-        Ok(Opening::Checked(path))
+        tracing::debug!(path = %file.path().display(), "opening tool pack");
+        crate::preflight::check(file.file())?;
+        Ok(Opening::Checked(file))
     }
 }
 
 impl Opening {
-    /// The second step: maps the library (leaking the handle on purpose: it
-    /// is never unloaded) and checks the ABI version it declares.
-    pub(crate) fn map(self) -> Result<Self, LoadError> {
-        let Self::Checked(path) = self else {
-            return Ok(self);
+    /// The second step: maps the checked file itself (leaking the handle on
+    /// purpose: it is never unloaded) and checks the ABI version it
+    /// declares.
+    ///
+    /// On Linux the OS loader opens `/proc/self/fd/N`, the descriptor the
+    /// checks read, so a file swapped in at the path meanwhile is never
+    /// the one loaded; elsewhere the file at the path is loaded and then
+    /// proven to be the one checked (device, inode, size, time).
+    pub(crate) fn map(self) -> Result<Mapped, LoadError> {
+        let file = match self {
+            Self::Opened(library) => return Ok(Mapped::Opened(library)),
+            Self::Checked(file) => file,
         };
-        let header = lib_header_from_path(&path).map_err(LoadError::from_library)?;
+        let (load_path, by_descriptor) = file.load_path();
+        let canonical = file.path().to_path_buf();
+        let loaded = lib_header_from_path(&load_path).map_err(LoadError::from_library);
+        let verified = if by_descriptor || loaded.is_err() {
+            Ok(())
+        } else {
+            file.verify_loaded()
+        };
+        file.keep_open_forever();
+        let header = loaded?;
+        verified?;
         let declared = header.version_strings();
         let major = VersionNumber::new(declared)
             .map_err(|e| LoadError::InvalidHeader(crate::error::one_line(e)))?
@@ -88,16 +110,17 @@ impl Opening {
                 supported: supported_versions(),
             });
         }
-        Ok(Self::Mapped(path, header))
+        Ok(Mapped::Header(canonical, header))
     }
+}
 
+impl Mapped {
     /// The last step: abi_stable checks every type layout and initialises
     /// the root module; the library is remembered by its canonical path.
     pub(crate) fn check(&self) -> Result<&'static PackLibrary, LoadError> {
         let (path, header) = match self {
             Self::Opened(library) => return Ok(library),
-            Self::Checked(_) => return self.clone().map()?.check(),
-            Self::Mapped(path, header) => (path, header),
+            Self::Header(path, header) => (path, header),
         };
         let module = header
             .init_root_module::<ToolPackModuleRef>()

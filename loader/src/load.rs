@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use xcsh_core::{RegistryError, Session};
 
-use crate::library::Opening;
+use crate::library::{Mapped, Opening};
+use crate::pack_file::PackFile;
 use crate::report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
 use crate::{HostBinding, LoadError, PackLibrary, PackTool, TrustPolicy};
 
@@ -157,17 +158,18 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
         .collect()
 }
 
-/// The checks before a pack is mapped: the file, the trust policy and its
-/// object headers.
+/// The checks before a pack is mapped, all on the one open file that is
+/// then mapped: the trust policy (owner, mode, hashes) and its object
+/// headers.
 fn check_one(trust: &TrustPolicy, path: &Path) -> Result<Opening, LoadError> {
-    std::fs::metadata(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
-    trust.check(path)?;
-    PackLibrary::preflight(path)
+    let file = PackFile::open(path)?;
+    trust.check_file(&file)?;
+    PackLibrary::preflight(file)
 }
 
 /// After mapping: the layout check, the root module and the factory.
 fn open_one(
-    opening: &Opening,
+    opening: &Mapped,
     binding: &HostBinding,
 ) -> Result<(&'static PackLibrary, Vec<PackTool>), LoadError> {
     let library = opening.check()?;

@@ -11,7 +11,6 @@
 //! parser.
 
 use std::fs::File;
-use std::path::Path;
 
 use object::elf::{FileHeader32, FileHeader64};
 use object::read::ReadCache;
@@ -58,20 +57,21 @@ struct Headers {
     segments_end: u64,
 }
 
-/// Checks that `path` is a complete shared library for this host.
+/// Checks that the open `file` is a complete shared library for this host.
 ///
 /// # Errors
 ///
 /// [`LoadError::NotALibrary`], [`LoadError::Corrupt`],
 /// [`LoadError::WrongArchitecture`] or [`LoadError::Truncated`].
-pub(crate) fn check(path: &Path) -> Result<(), LoadError> {
-    let file = File::open(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
+pub(crate) fn check(file: &File) -> Result<(), LoadError> {
     let size = file
         .metadata()
         .map_err(|e| LoadError::Unreadable(e.to_string()))?
         .len();
     let mut magic = [0u8; 4];
-    let known_magic = std::io::Read::read_exact(&mut &file, &mut magic).is_ok()
+    // From the start, whatever read the file before (the hash).
+    let known_magic = std::io::Seek::seek(&mut &*file, std::io::SeekFrom::Start(0)).is_ok()
+        && std::io::Read::read_exact(&mut &*file, &mut magic).is_ok()
         && (magic == *b"\x7fELF"
             || magic[..2] == *b"MZ"
             || matches!(
@@ -87,7 +87,7 @@ pub(crate) fn check(path: &Path) -> Result<(), LoadError> {
             "unrecognised file format".to_owned(),
         ));
     }
-    let cache = ReadCache::new(&file);
+    let cache = ReadCache::new(file);
     // The magic is right, so a file whose headers do not parse is damaged.
     let headers = match FileKind::parse(&cache).map_err(corrupt)? {
         FileKind::Elf32 => elf_headers::<FileHeader32<Endianness>>(&cache, size)?,
@@ -206,6 +206,8 @@ fn identify<Elf: FileHeader>(header: &Elf) -> Result<(Architecture, ObjectKind),
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     /// The check before it read only headers: `object`'s whole-file parse,
@@ -288,9 +290,10 @@ mod tests {
         let path = std::env::temp_dir().join(format!("xcsh-preflight-{}.so", std::process::id()));
         for (name, bytes) in cases {
             std::fs::write(&path, &bytes).unwrap();
-            assert_eq!(check(&path), whole_file_check(&path), "{name}");
+            let open = || File::open(&path).unwrap();
+            assert_eq!(check(&open()), whole_file_check(&path), "{name}");
             if name == "no sections, segments cut" {
-                assert!(matches!(check(&path), Err(LoadError::Truncated { .. })));
+                assert!(matches!(check(&open()), Err(LoadError::Truncated { .. })));
             }
         }
         std::fs::remove_file(&path).unwrap();

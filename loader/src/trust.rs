@@ -7,20 +7,33 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::LoadError;
+use crate::pack_file::PackFile;
 
-/// What a pack file must satisfy before it is opened.
+/// What a pack file must satisfy before it is opened as a library.
 ///
-/// By default a pack file, or the directory holding it, that other users
-/// can write is refused: anyone could swap in code the agent would run. An
-/// optional allow-list pins each allowed pack's canonical path to the
-/// SHA-256 of its contents; with a list, packs not on it are refused too.
+/// Always: the ownership and mode rules of OpenSSH's StrictModes (the file
+/// and every directory above it owned by root or the user, writable by
+/// neither group nor others, except a sticky directory such as `/tmp`).
+/// Optionally:
+///
+/// - the user's allow-list ([`with_allow_list`](Self::with_allow_list)):
+///   only the packs listed load, each pinned to the SHA-256 of its file;
+/// - projects' allow-lists
+///   ([`with_project_allow_list`](Self::with_project_allow_list)), which
+///   only narrow: a pack must be on every list there is;
+/// - hashes recorded when a project was trusted
+///   ([`with_trusted_pin`](Self::with_trusted_pin)).
+///
+/// Every check reads the one open file that is then loaded.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct TrustPolicy {
     allow_list: Option<HashMap<PathBuf, String>>,
+    project_lists: Vec<(PathBuf, HashMap<PathBuf, String>)>,
+    trusted_pins: HashMap<PathBuf, (PathBuf, String)>,
 }
 
 impl TrustPolicy {
-    /// The default policy: refuse files and directories writable by others.
+    /// The default policy: the ownership and mode rules only.
     pub fn new() -> Self {
         Self::default()
     }
@@ -28,39 +41,93 @@ impl TrustPolicy {
     /// Allows only the packs listed, each with the lowercase hex SHA-256 of
     /// its file. Paths are canonicalised here when they exist.
     pub fn with_allow_list(mut self, allow: impl IntoIterator<Item = (PathBuf, String)>) -> Self {
-        self.allow_list = Some(
-            allow
-                .into_iter()
-                .map(|(path, hash)| {
-                    let path = std::fs::canonicalize(&path).unwrap_or(path);
-                    (path, hash.trim().to_ascii_lowercase())
-                })
-                .collect(),
-        );
+        self.allow_list = Some(pins(allow));
         self
     }
 
-    /// Checks the pack file at `path` (which exists).
+    /// Adds the allow-list of the project config at `config`: a pack must
+    /// be on it too (and on the user's, when there is one), so a project
+    /// can narrow what loads and never widen it.
+    pub fn with_project_allow_list(
+        mut self,
+        config: PathBuf,
+        allow: impl IntoIterator<Item = (PathBuf, String)>,
+    ) -> Self {
+        self.project_lists.push((config, pins(allow)));
+        self
+    }
+
+    /// Requires the pack at `path` to have the SHA-256 `hash` recorded when
+    /// the user trusted the project directory `project`.
+    pub fn with_trusted_pin(mut self, path: &Path, hash: &str, project: &Path) -> Self {
+        let (path, hash) = canonical_pin(path.to_path_buf(), hash);
+        self.trusted_pins
+            .insert(path, (project.to_path_buf(), hash));
+        self
+    }
+
+    /// Checks the pack file at `path` (opening it only to check it).
     ///
     /// # Errors
     ///
-    /// [`LoadError::Untrusted`], [`LoadError::NotAllowed`] or
-    /// [`LoadError::HashMismatch`].
+    /// See [`check_file`](Self::check_file).
     pub fn check(&self, path: &Path) -> Result<(), LoadError> {
-        let canonical =
-            std::fs::canonicalize(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
-        refuse_writable_by_others(&canonical)?;
-        if let Some(parent) = canonical.parent() {
-            refuse_writable_by_others(parent)?;
-        }
-        let Some(allow_list) = &self.allow_list else {
+        self.check_file(&PackFile::open(path)?)
+    }
+
+    /// Checks the open pack `file`.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::Untrusted`], [`LoadError::GroupWritable`],
+    /// [`LoadError::ForeignOwner`], [`LoadError::NotAllowed`],
+    /// [`LoadError::HashMismatch`], [`LoadError::NotAllowedByProject`],
+    /// [`LoadError::ProjectHashMismatch`] or
+    /// [`LoadError::ChangedSinceTrusted`].
+    pub(crate) fn check_file(&self, file: &PackFile) -> Result<(), LoadError> {
+        crate::safe_path::check(file.path(), file.metadata())?;
+        let path = file.path();
+        let pinned = self.trusted_pins.get(path);
+        if self.allow_list.is_none() && self.project_lists.is_empty() && pinned.is_none() {
             return Ok(());
-        };
-        let expected = allow_list.get(&canonical).ok_or(LoadError::NotAllowed)?;
-        let bytes = std::fs::read(&canonical).map_err(|e| LoadError::Unreadable(e.to_string()))?;
-        let actual = sha256_hex(&bytes);
-        if &actual != expected {
+        }
+        // Unlisted packs are refused before their contents are read.
+        if let Some(list) = &self.allow_list
+            && !list.contains_key(path)
+        {
+            return Err(LoadError::NotAllowed);
+        }
+        for (config, list) in &self.project_lists {
+            if !list.contains_key(path) {
+                return Err(LoadError::NotAllowedByProject {
+                    config: config.clone(),
+                });
+            }
+        }
+        let actual = file.sha256()?;
+        if let Some(expected) = self.allow_list.as_ref().and_then(|l| l.get(path))
+            && *expected != actual
+        {
             return Err(LoadError::HashMismatch {
+                expected: expected.clone(),
+                actual,
+            });
+        }
+        for (config, list) in &self.project_lists {
+            let expected = &list[path];
+            if *expected != actual {
+                return Err(LoadError::ProjectHashMismatch {
+                    config: config.clone(),
+                    expected: expected.clone(),
+                    actual,
+                });
+            }
+        }
+        if let Some((project, expected)) = pinned
+            && *expected != actual
+        {
+            return Err(LoadError::ChangedSinceTrusted {
+                project: project.clone(),
                 expected: expected.clone(),
                 actual,
             });
@@ -69,44 +136,34 @@ impl TrustPolicy {
     }
 }
 
-/// The lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
+fn pins(allow: impl IntoIterator<Item = (PathBuf, String)>) -> HashMap<PathBuf, String> {
+    allow
+        .into_iter()
+        .map(|(path, hash)| canonical_pin(path, &hash))
         .collect()
 }
 
-#[cfg(unix)]
-fn refuse_writable_by_others(path: &Path) -> Result<(), LoadError> {
-    use std::os::unix::fs::PermissionsExt;
-
-    let mode = std::fs::metadata(path)
-        .map_err(|e| LoadError::Unreadable(e.to_string()))?
-        .permissions()
-        .mode();
-    const OTHERS_WRITE: u32 = 0o002;
-    // A sticky directory (like /tmp) lets others add files but not replace
-    // ours, so it is safe to load from.
-    const STICKY: u32 = 0o1000;
-    let is_dir = path.is_dir();
-    if mode & OTHERS_WRITE != 0 && !(is_dir && mode & STICKY != 0) {
-        return Err(LoadError::Untrusted {
-            path: path.to_path_buf(),
-        });
-    }
-    Ok(())
+fn canonical_pin(path: PathBuf, hash: &str) -> (PathBuf, String) {
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    (path, hash.trim().to_ascii_lowercase())
 }
 
-#[cfg(not(unix))]
-fn refuse_writable_by_others(_path: &Path) -> Result<(), LoadError> {
-    Ok(())
+/// The lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// `bytes` in lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl fmt::Debug for TrustPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TrustPolicy")
             .field("allow_list", &self.allow_list.as_ref().map(HashMap::len))
+            .field("project_lists", &self.project_lists.len())
+            .field("trusted_pins", &self.trusted_pins.len())
             .finish()
     }
 }

@@ -4,6 +4,7 @@ use tempfile::TempDir;
 use xcsh_loader::discover::pack_file_name;
 
 use super::*;
+use crate::trust_store::ProjectRecord;
 
 struct Fixture {
     cwd: TempDir,
@@ -33,6 +34,20 @@ impl Fixture {
         path
     }
 
+    /// Records the working directory as trusted, with its config as it is.
+    fn trust(&self) {
+        let project = Project::at(self.cwd.path());
+        let record = ProjectRecord {
+            config: project.read_config().unwrap().map(|(hash, _)| hash),
+            packs: Default::default(),
+        };
+        let mut store = TrustStore::default();
+        store.projects.insert(project.dir, record);
+        store
+            .save(&self.user().data.unwrap().join(TRUST_FILE_NAME))
+            .unwrap();
+    }
+
     fn collect(&self, args: &PackArgs, env: Option<&str>) -> Vec<Source> {
         collect(args, self.cwd.path(), env.map(OsStr::new), &self.user())
             .unwrap()
@@ -57,6 +72,7 @@ fn sources_come_in_the_documented_order() {
     let user_config = fx.home.path().join("config/xcsh/config.toml");
     fs::create_dir_all(user_config.parent().unwrap()).unwrap();
     fs::write(&user_config, "plugin_dirs = [\"ud\"]\n").unwrap();
+    fx.trust();
     let args = PackArgs {
         plugins: vec!["f.so".into()],
         plugin_dirs: vec!["fd".into()],
@@ -109,6 +125,7 @@ fn an_invalid_config_is_an_error_naming_the_file() {
     let fx = Fixture::new();
     fx.file(".xcsh/config.toml");
     fs::write(fx.cwd.path().join(".xcsh/config.toml"), "plugins = 3\n").unwrap();
+    fx.trust();
     let error = collect(&PackArgs::default(), fx.cwd.path(), None, &fx.user()).unwrap_err();
     assert_eq!(
         format!("{error:#}"),
@@ -198,6 +215,62 @@ fn missing_default_directories_say_nothing_but_present_ones_load() {
         .join(pack_file_name("u"));
     fs::create_dir_all(user.parent().unwrap()).unwrap();
     fs::write(&user, b"").unwrap();
+    fx.trust();
     let discovery = discover(&fx.collect(&PackArgs::default(), None));
-    assert_eq!(discovery.packs, [project, user]);
+    assert_eq!(discovery.packs, [project.clone(), user]);
+    assert_eq!(discovery.from_project, [project]);
+}
+
+#[test]
+fn an_untrusted_project_adds_no_source_and_no_setting() {
+    let fx = Fixture::new();
+    fx.file(&format!(".xcsh/plugins/{}", pack_file_name("p")));
+    let config = fx.file(".xcsh/config.toml");
+    fs::write(
+        &config,
+        "plugins = [\"p.so\"]\ntool_timeout_secs = 1\n[allow_list]\n\"p.so\" = \"00\"\n",
+    )
+    .unwrap();
+    let collected = collect(&PackArgs::default(), fx.cwd.path(), None, &fx.user()).unwrap();
+    assert_eq!(origins(&collected.sources), ["default directory"]);
+    assert_eq!(collected.settings, Settings::default());
+    assert_eq!(collected.skipped.len(), 1);
+    assert!(matches!(
+        collected.skipped[0].problem,
+        Problem::NotTrusted(_)
+    ));
+}
+
+#[test]
+fn a_trusted_projects_allow_list_and_timeout_stay_project_settings() {
+    let fx = Fixture::new();
+    let config = fx.file(".xcsh/config.toml");
+    fs::write(
+        &config,
+        "tool_timeout_secs = 1\n[allow_list]\n\"p.so\" = \"00\"\n",
+    )
+    .unwrap();
+    let user_config = fx.home.path().join("config/xcsh/config.toml");
+    fs::create_dir_all(user_config.parent().unwrap()).unwrap();
+    fs::write(&user_config, "[allow_list]\n\"/u.so\" = \"11\"\n").unwrap();
+    fx.trust();
+    let settings = collect(&PackArgs::default(), fx.cwd.path(), None, &fx.user())
+        .unwrap()
+        .settings;
+    assert_eq!(
+        settings.allow_list,
+        Some(vec![(PathBuf::from("/u.so"), "11".to_owned())])
+    );
+    assert_eq!(settings.tool_timeout, None);
+    assert_eq!(
+        settings.project.allow_list,
+        Some((
+            config,
+            vec![(fx.cwd.path().join(".xcsh/p.so"), "00".to_owned())]
+        ))
+    );
+    assert_eq!(
+        settings.project.tool_timeout,
+        Some(std::time::Duration::from_secs(1))
+    );
 }

@@ -88,6 +88,7 @@ fn the_project_config_resolves_paths_against_its_directory() {
             pack.file_name().unwrap().to_str().unwrap()
         ),
     );
+    env.trust();
     let report = report(&env, &[]);
     assert_eq!(loaded_paths(&report), [display(&canonical(&pack))]);
     assert_eq!(
@@ -111,6 +112,7 @@ fn the_user_config_and_the_default_directories_load_after_the_project() {
     );
     let from_project_dir = copy_pack("batch-rename", &env.work().join(".xcsh/plugins"));
     let from_user_dir = copy_pack("fixture-conflict-a", &env.user_data_dir().join("plugins"));
+    env.trust();
     let report = report(&env, &[]);
     // Order: config files, then .xcsh/plugins, then the user's data dir;
     // conflict-b comes first, so conflict-a's `shared_name` loses.
@@ -135,6 +137,7 @@ fn a_pack_named_by_several_sources_loads_once() {
     let dir = env.work().join("packs");
     let pack = copy_pack("batch-rename", &dir);
     env.write(".xcsh/config.toml", "plugin_dirs = [\"../packs\"]\n");
+    env.trust();
     let roundabout = format!(
         "packs/../packs/{}",
         pack.file_name().unwrap().to_str().unwrap()
@@ -180,17 +183,30 @@ fn missing_paths_are_warnings_and_the_session_still_runs() {
 #[test]
 fn an_invalid_config_file_stops_with_one_line() {
     let env = Env::new();
-    let config = env.write(".xcsh/config.toml", "plugin = [\"x.so\"]\n");
-    let output = env.run(&["tools"], "");
-    assert_eq!(output.code, Some(1));
-    assert_eq!(output.stdout, "");
-    assert_eq!(
-        output.stderr,
+    let config = write(
+        &env.user_config_dir().join("config.toml"),
+        "plugin = [\"x.so\"]\n",
+    );
+    let expected = |config: &std::path::Path| {
         format!(
             "error: invalid config file {}: line 1: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`\n",
             config.display()
         )
-    );
+    };
+    let output = env.run(&["tools"], "");
+    assert_eq!(output.code, Some(1));
+    assert_eq!(output.stdout, "");
+    assert_eq!(output.stderr, expected(&config));
+
+    // A project's invalid config is not even read until trusted, and
+    // trusting it says what is wrong.
+    std::fs::remove_file(&config).unwrap();
+    let config = env.write(".xcsh/config.toml", "plugin = [\"x.so\"]\n");
+    assert_eq!(env.run(&["tools"], "").code, Some(0));
+    let output = env.run(&["trust"], "");
+    assert_eq!(output.code, Some(1));
+    assert_eq!(output.stdout, "");
+    assert_eq!(output.stderr, expected(&canonical(&config)));
 }
 
 #[test]

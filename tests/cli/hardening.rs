@@ -170,8 +170,8 @@ fn the_config_allow_list_pins_packs_by_hash() {
     let good = batch_rename();
     let hash = xcsh_loader::sha256_hex(&std::fs::read(&good).unwrap());
     let hostile = pack_path("fixture-hostile");
-    env.write(
-        ".xcsh/config.toml",
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
         &format!(
             "plugins = [{good:?}, {hostile:?}]\n[allow_list]\n{good:?} = \"{hash}\"\n",
             good = arg(&good),

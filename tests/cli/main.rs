@@ -12,3 +12,4 @@ mod repl;
 mod run;
 mod support;
 mod tools;
+mod trust;

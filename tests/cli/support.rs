@@ -104,6 +104,13 @@ impl Env {
         }
     }
 
+    /// Runs `xcsh trust` in the working directory, which must succeed.
+    pub fn trust(&self) -> Output {
+        let output = self.run(&["trust"], "");
+        assert_eq!(output.code, Some(0), "{output:?}");
+        output
+    }
+
     /// Writes `contents` to `relative` under the working directory.
     pub fn write(&self, relative: &str, contents: &str) -> PathBuf {
         write(&self.work().join(relative), contents)

@@ -1,0 +1,220 @@
+//! The working directory's project files (`.xcsh/config.toml`,
+//! `.xcsh/plugins`, and whatever that config names) and whether the user
+//! trusts them.
+//!
+//! A cloned repository must not run code on a plain `xcsh tools`: nothing
+//! a project directory ships is read as config or opened as a library
+//! until the user runs `xcsh trust` in it. The trust is recorded with what
+//! was trusted ([`crate::trust_store`]), so a changed config asks again, a
+//! changed pack is refused and a new pack is skipped.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::config::{CONFIG_FILE_NAME, Config};
+use crate::sources::{Discovery, Expect, Origin, Problem, Source, SourceWarning};
+use crate::trust_store::{ProjectRecord, TrustStore};
+
+/// The project directory, relative to the working directory.
+pub const PROJECT_DIR: &str = ".xcsh";
+
+/// A working directory's project files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Project {
+    /// The working directory, canonical when it can be: the key of its
+    /// trust record.
+    pub dir: PathBuf,
+    /// `.xcsh/config.toml` in it.
+    pub config: PathBuf,
+    /// `.xcsh/plugins` in it.
+    pub plugins: PathBuf,
+}
+
+/// What start-up does with a project.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Neither a project config nor a project plugin directory.
+    Absent,
+    /// Trusted and its config unchanged: load it.
+    Trusted {
+        /// The config, parsed from the very bytes whose hash matched.
+        config: Option<Config>,
+        /// What was trusted.
+        record: ProjectRecord,
+    },
+    /// Not trusted, or changed since: nothing of it is read or loaded.
+    Skipped(SourceWarning),
+}
+
+impl Project {
+    /// The project files of the working directory `cwd`.
+    pub fn at(cwd: &Path) -> Self {
+        let dir = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        let base = cwd.join(PROJECT_DIR);
+        Self {
+            config: base.join(CONFIG_FILE_NAME),
+            plugins: base.join("plugins"),
+            dir,
+        }
+    }
+
+    /// Reads the config once: the SHA-256 of its bytes and the bytes as
+    /// text; `None` if there is no config.
+    ///
+    /// # Errors
+    ///
+    /// `cannot read config file {path}`.
+    pub fn read_config(&self) -> anyhow::Result<Option<(String, Vec<u8>)>> {
+        match std::fs::read(&self.config) {
+            Ok(bytes) => Ok(Some((xcsh_loader::sha256_hex(&bytes), bytes))),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(anyhow::Error::new(error)
+                .context(format!("cannot read config file {}", self.config.display()))),
+        }
+    }
+
+    /// The sources this project adds: its config's packs and directories,
+    /// then `.xcsh/plugins`.
+    pub fn sources(&self, config: Option<&Config>) -> Vec<Source> {
+        let origin = Origin::ProjectConfig(self.config.clone());
+        let mut sources = Vec::new();
+        if let Some(config) = config {
+            sources.extend(config.plugins.iter().map(|path| Source {
+                path: path.clone(),
+                origin: origin.clone(),
+                expect: Expect::File,
+            }));
+            sources.extend(config.plugin_dirs.iter().map(|path| Source {
+                path: path.clone(),
+                origin: origin.clone(),
+                expect: Expect::Dir,
+            }));
+        }
+        sources.push(Source {
+            path: self.plugins.clone(),
+            origin: Origin::ProjectDir,
+            expect: Expect::Dir,
+        });
+        sources
+    }
+
+    /// What the project holds, for the skip line: its config and plugin
+    /// directory, those that exist.
+    fn present(&self) -> Vec<&Path> {
+        [&self.config, &self.plugins]
+            .into_iter()
+            .filter(|path| path.exists())
+            .map(PathBuf::as_path)
+            .collect()
+    }
+
+    /// Whether to load this project, given the user's record.
+    ///
+    /// # Errors
+    ///
+    /// The config of a trusted project cannot be read or is invalid.
+    pub fn judge(&self, store: &TrustStore) -> anyhow::Result<Verdict> {
+        let present = self.present();
+        if present.is_empty() {
+            return Ok(Verdict::Absent);
+        }
+        let skipped = |problem| {
+            Ok(Verdict::Skipped(SourceWarning {
+                path: self.dir.clone(),
+                origin: Origin::ProjectDir,
+                problem,
+            }))
+        };
+        let what = list(&present);
+        let Some(record) = store.get(&self.dir) else {
+            return skipped(Problem::NotTrusted(what));
+        };
+        let config = self.read_config()?;
+        if config.as_ref().map(|(hash, _)| hash) != record.config.as_ref() {
+            return skipped(Problem::ChangedSinceTrusted(what));
+        }
+        let config = config
+            .map(|(_, bytes)| Config::from_bytes(&self.config, &bytes))
+            .transpose()?;
+        Ok(Verdict::Trusted {
+            config,
+            record: record.clone(),
+        })
+    }
+
+    /// What `xcsh trust` records: the config's hash and every pack file
+    /// the project's sources name now, with its hash. Missing paths are
+    /// left out (they were not trusted).
+    ///
+    /// # Errors
+    ///
+    /// The config cannot be read or is invalid, or a pack cannot be read.
+    pub fn snapshot(&self) -> anyhow::Result<ProjectRecord> {
+        let config = self.read_config()?;
+        let parsed = config
+            .as_ref()
+            .map(|(_, bytes)| Config::from_bytes(&self.config, bytes))
+            .transpose()?;
+        let mut packs = BTreeMap::new();
+        for pack in crate::sources::discover(&self.sources(parsed.as_ref())).packs {
+            let canonical = std::fs::canonicalize(&pack).unwrap_or(pack);
+            let bytes = std::fs::read(&canonical).map_err(|e| {
+                anyhow::anyhow!("cannot read tool pack {}: {e}", canonical.display())
+            })?;
+            packs.insert(canonical, xcsh_loader::sha256_hex(&bytes));
+        }
+        Ok(ProjectRecord {
+            config: config.map(|(hash, _)| hash),
+            packs,
+        })
+    }
+}
+
+/// Leaves out of `discovery` the packs of the trusted project `dir` that
+/// `record` does not list (added since `xcsh trust`), one warning each.
+pub fn hold_back_new_packs(discovery: &mut Discovery, dir: &Path, record: &ProjectRecord) {
+    let new: Vec<PathBuf> = discovery
+        .from_project
+        .iter()
+        .filter(|pack| {
+            let canonical = std::fs::canonicalize(pack).unwrap_or_else(|_| pack.to_path_buf());
+            !record.packs.contains_key(&canonical)
+        })
+        .cloned()
+        .collect();
+    discovery.packs.retain(|pack| !new.contains(pack));
+    for pack in new {
+        discovery.warnings.push(SourceWarning {
+            path: pack,
+            origin: Origin::ProjectDir,
+            problem: Problem::NewSinceTrusted(dir.to_path_buf()),
+        });
+    }
+}
+
+/// `a`, `a and b`.
+fn list(paths: &[&Path]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// `path` as one shell word: as it is when it holds only characters no
+/// shell treats specially, else in single quotes.
+pub fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
+    if plain {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests;

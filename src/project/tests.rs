@@ -1,0 +1,87 @@
+use std::fs;
+
+use tempfile::TempDir;
+
+use super::*;
+
+fn store_with(dir: &Path, record: ProjectRecord) -> TrustStore {
+    let mut store = TrustStore::default();
+    store.projects.insert(dir.to_path_buf(), record);
+    store
+}
+
+#[test]
+fn a_directory_without_project_files_is_absent() {
+    let cwd = TempDir::new().unwrap();
+    let project = Project::at(cwd.path());
+    assert!(matches!(
+        project.judge(&TrustStore::default()).unwrap(),
+        Verdict::Absent
+    ));
+}
+
+#[test]
+fn an_untrusted_project_is_skipped_with_the_command_that_trusts_it() {
+    let cwd = TempDir::new().unwrap();
+    let project = Project::at(cwd.path());
+    fs::create_dir_all(&project.plugins).unwrap();
+    // Invalid, and never parsed: an untrusted config is only hashed.
+    fs::write(&project.config, "plugins = 3").unwrap();
+    let Verdict::Skipped(warning) = project.judge(&TrustStore::default()).unwrap() else {
+        panic!("expected a skip");
+    };
+    let dir = project.dir.display();
+    assert_eq!(
+        warning.to_string(),
+        format!(
+            "Skipped {dir}/.xcsh/config.toml and {dir}/.xcsh/plugins: {dir} is not a trusted project (to trust it: xcsh trust {dir})"
+        )
+    );
+}
+
+#[test]
+fn a_changed_config_asks_again_and_an_unchanged_one_loads() {
+    let cwd = TempDir::new().unwrap();
+    let project = Project::at(cwd.path());
+    fs::create_dir_all(project.config.parent().unwrap()).unwrap();
+    fs::write(&project.config, "plugins = [\"a.so\"]\n").unwrap();
+    let record = project.snapshot().unwrap();
+    assert_eq!(
+        record.config.as_deref(),
+        Some(xcsh_loader::sha256_hex(b"plugins = [\"a.so\"]\n").as_str())
+    );
+    let store = store_with(&project.dir, record);
+    let Verdict::Trusted { config, .. } = project.judge(&store).unwrap() else {
+        panic!("expected trust");
+    };
+    assert_eq!(config.unwrap().plugins, [cwd.path().join(".xcsh/a.so")]);
+
+    fs::write(&project.config, "plugins = [\"b.so\"]\n").unwrap();
+    let Verdict::Skipped(warning) = project.judge(&store).unwrap() else {
+        panic!("expected a skip");
+    };
+    let dir = project.dir.display();
+    assert_eq!(
+        warning.to_string(),
+        format!(
+            "Skipped {dir}/.xcsh/config.toml: {dir}/.xcsh/config.toml changed since {dir} was trusted (to trust it again: xcsh trust {dir})"
+        )
+    );
+    // Removing the config is a change too.
+    fs::remove_file(&project.config).unwrap();
+    fs::create_dir_all(&project.plugins).unwrap();
+    assert!(matches!(
+        project.judge(&store).unwrap(),
+        Verdict::Skipped(_)
+    ));
+}
+
+#[test]
+fn the_trust_command_is_quoted_for_the_shell_when_it_must_be() {
+    assert_eq!(
+        shell_word(Path::new("/src/my-proj_1.2")),
+        "/src/my-proj_1.2"
+    );
+    assert_eq!(shell_word(Path::new("/src/my proj")), "'/src/my proj'");
+    assert_eq!(shell_word(Path::new("/src/it's")), r"'/src/it'\''s'");
+}

@@ -1,0 +1,125 @@
+//! `xcsh trust`: trust a project directory, list the trusted ones, revoke
+//! trust. Loads no pack and runs no project code.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use crate::cli::TrustArgs;
+use crate::project::Project;
+use crate::render::count;
+use crate::sources::UserDirs;
+use crate::trust_store::{ProjectRecord, TRUST_FILE_NAME, TrustStore};
+
+/// Runs `xcsh trust` in the working directory `cwd`.
+///
+/// # Errors
+///
+/// No user data directory, an unreadable or invalid project config or
+/// pack, a directory to revoke that is not trusted, or the record cannot
+/// be written.
+pub fn run(args: &TrustArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<()> {
+    let store_path = user
+        .data
+        .as_ref()
+        .map(|data| data.join(TRUST_FILE_NAME))
+        .context("no user data directory to keep the trusted projects in")?;
+    let mut store = TrustStore::load(&store_path)?;
+    let mut out = io::stdout().lock();
+    if args.list {
+        write!(out, "{}", list(&store))?;
+        return Ok(());
+    }
+    let dir = cwd.join(args.dir.as_deref().unwrap_or(Path::new(".")));
+    if args.revoke {
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        if store.projects.remove(&dir).is_none() {
+            anyhow::bail!("{} is not a trusted project", dir.display());
+        }
+        store.save(&store_path)?;
+        writeln!(out, "Revoked trust in {}", dir.display())?;
+        return Ok(());
+    }
+    let dir =
+        std::fs::canonicalize(&dir).with_context(|| format!("cannot trust {}", dir.display()))?;
+    let project = Project::at(&dir);
+    let record = project.snapshot()?;
+    write!(out, "{}", trusted(&project, &record))?;
+    store.projects.insert(dir, record);
+    store.save(&store_path)?;
+    Ok(())
+}
+
+/// What `xcsh trust DIR` prints: what was trusted, with its hashes.
+fn trusted(project: &Project, record: &ProjectRecord) -> String {
+    let mut out = format!(
+        "Trusted {}: {}, {}\n",
+        project.dir.display(),
+        if record.config.is_some() {
+            "its config"
+        } else {
+            "no config"
+        },
+        count(record.packs.len(), "pack")
+    );
+    let config = record.config.as_ref().map(|hash| (&project.config, hash));
+    for (path, hash) in config.into_iter().chain(&record.packs) {
+        out.push_str(&format!("  {hash}  {}\n", path.display()));
+    }
+    out
+}
+
+/// What `xcsh trust --list` prints.
+fn list(store: &TrustStore) -> String {
+    if store.projects.is_empty() {
+        return "No trusted projects.\n".to_owned();
+    }
+    let mut out = String::new();
+    for (dir, record) in &store.projects {
+        out.push_str(&format!(
+            "{}: {}, {}\n",
+            dir.display(),
+            if record.config.is_some() {
+                "its config"
+            } else {
+                "no config"
+            },
+            count(record.packs.len(), "pack")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn the_listing_names_each_directory_and_what_was_trusted() {
+        let mut store = TrustStore::default();
+        assert_eq!(list(&store), "No trusted projects.\n");
+        store.projects.insert(
+            PathBuf::from("/src/a"),
+            ProjectRecord {
+                config: Some("00".into()),
+                packs: BTreeMap::from([("/src/a/.xcsh/plugins/libx.so".into(), "11".into())]),
+            },
+        );
+        store
+            .projects
+            .insert(PathBuf::from("/src/b"), ProjectRecord::default());
+        assert_eq!(
+            list(&store),
+            "/src/a: its config, 1 pack\n/src/b: no config, 0 packs\n"
+        );
+        let project = Project::at(Path::new("/src/a"));
+        assert_eq!(
+            trusted(&project, &store.projects[Path::new("/src/a")]),
+            "Trusted /src/a: its config, 1 pack\n  00  /src/a/.xcsh/config.toml\n  11  /src/a/.xcsh/plugins/libx.so\n"
+        );
+    }
+}

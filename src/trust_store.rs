@@ -1,0 +1,143 @@
+//! The user's record of trusted project directories
+//! (`trusted-projects.json` in the user's xcsh data directory), written by
+//! `xcsh trust` and read at every start-up.
+//!
+//! Each trusted directory is recorded with what was trusted: the SHA-256
+//! of its `.xcsh/config.toml` (or none) and of every pack file its project
+//! sources named then. A changed config makes the project untrusted again;
+//! a changed pack is refused by the loader; a new pack is skipped.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+
+/// The record's file name inside the user's xcsh data directory.
+pub const TRUST_FILE_NAME: &str = "trusted-projects.json";
+
+/// What was trusted in one project directory.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectRecord {
+    /// The SHA-256 of `.xcsh/config.toml`, or `None` if there was none.
+    pub config: Option<String>,
+    /// Every pack file the project named, by canonical path, with its
+    /// SHA-256.
+    #[serde(default)]
+    pub packs: BTreeMap<PathBuf, String>,
+}
+
+/// Every trusted project directory, by canonical path.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrustStore {
+    /// The record's format version (1).
+    pub version: u32,
+    /// The trusted directories.
+    #[serde(default)]
+    pub projects: BTreeMap<PathBuf, ProjectRecord>,
+}
+
+impl TrustStore {
+    /// The record at `path`; empty if there is no such file.
+    ///
+    /// # Errors
+    ///
+    /// `cannot read trust file {path}` or `invalid trust file {path}: …`.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                return Ok(Self {
+                    version: 1,
+                    ..Self::default()
+                });
+            }
+            Err(error) => {
+                return Err(error)
+                    .with_context(|| format!("cannot read trust file {}", path.display()));
+            }
+        };
+        serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("invalid trust file {}: {e}", path.display()))
+    }
+
+    /// Writes the record to `path` (a new file renamed over the old one,
+    /// readable by the user only), creating its directory.
+    ///
+    /// # Errors
+    ///
+    /// `cannot write trust file {path}: …`.
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        let context = || format!("cannot write trust file {}", path.display());
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).with_context(context)?;
+        let mut text = serde_json::to_string_pretty(self).with_context(context)?;
+        text.push('\n');
+        let temporary = dir.join(format!(".{TRUST_FILE_NAME}.{}", std::process::id()));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options.open(&temporary).and_then(|mut file| {
+            io::Write::write_all(&mut file, text.as_bytes())?;
+            file.sync_all()
+        });
+        written
+            .and_then(|()| std::fs::rename(&temporary, path))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&temporary);
+            })
+            .with_context(context)
+    }
+
+    /// The record of the directory `dir` (canonical), if trusted.
+    pub fn get(&self, dir: &Path) -> Option<&ProjectRecord> {
+        self.projects.get(dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_file_is_an_empty_record_and_a_saved_one_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data/xcsh").join(TRUST_FILE_NAME);
+        let mut store = TrustStore::load(&path).unwrap();
+        assert!(store.projects.is_empty());
+        store.projects.insert(
+            "/src/p".into(),
+            ProjectRecord {
+                config: Some("ab".into()),
+                packs: BTreeMap::from([("/src/p/.xcsh/plugins/liba.so".into(), "cd".into())]),
+            },
+        );
+        store.save(&path).unwrap();
+        assert_eq!(TrustStore::load(&path).unwrap(), store);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn an_invalid_file_is_a_one_line_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(TRUST_FILE_NAME);
+        std::fs::write(&path, "{\"version\": 1, \"projects\": []}").unwrap();
+        let error = TrustStore::load(&path).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "invalid trust file {}: invalid type: sequence, expected a map at line 1 column 27",
+                path.display()
+            )
+        );
+    }
+}
