@@ -3,6 +3,7 @@
 //! `xcsh_test_support`), in temporary working and home directories.
 
 mod discovery;
+mod display;
 mod hardening;
 mod mcp;
 mod repl;
