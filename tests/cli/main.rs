@@ -6,6 +6,7 @@ mod discovery;
 mod display;
 mod hardening;
 mod mcp;
+mod mcp_wire;
 mod repl;
 mod run;
 mod support;
