@@ -7,5 +7,7 @@
 mod build;
 mod session;
 
-pub use build::{PACKS, compat_pack_path, example_pack_path, pack_path, profile_dir};
+pub use build::{
+    PACKS, build_example_with, compat_pack_path, example_pack_path, pack_path, profile_dir,
+};
 pub use session::TestSession;
