@@ -21,9 +21,11 @@
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// Unsafe code lives in `crash` (the crash reporter's signal handler) only.
+#![deny(unsafe_code)]
 
 mod convert;
+mod crash;
 pub mod discover;
 mod error;
 mod execute_context;
@@ -36,6 +38,7 @@ mod preflight;
 mod report;
 mod trust;
 
+pub use crash::ISOLATION_HINT;
 pub use error::LoadError;
 pub use host_api::{HostBinding, STORE_UNAVAILABLE};
 pub use library::PackLibrary;

@@ -140,8 +140,15 @@ impl PackLibrary {
     /// The factory's error or panic, an empty tool list, or the first
     /// invalid tool.
     pub fn create_tools(&self, binding: &HostBinding) -> Result<Vec<PackTool>, LoadError> {
+        let origin = crate::crash::Origin::new(&self.name, &self.version, &self.path);
+        crate::crash::install();
         let create = self.module.factory().create_tools();
-        let tools = create(binding.api(&self.name)).into_result().map_err(|e| {
+        let created = {
+            let call = crate::crash::Call::factory(&origin);
+            let _in_pack = crate::crash::enter(&call);
+            create(binding.api(&self.name, &origin))
+        };
+        let tools = created.into_result().map_err(|e| {
             let message = crate::error::one_line(&e.message);
             match e.kind {
                 FfiErrorKind::Panic => LoadError::FactoryPanicked(message),
@@ -160,6 +167,7 @@ impl PackLibrary {
                     i + 1,
                     Arc::clone(&self.name),
                     Arc::clone(&self.path),
+                    Arc::clone(&origin),
                     binding.call_timeout(),
                 )
             })

@@ -14,6 +14,7 @@ use xcsh_plugin_api::abi::v1::{CustomToolBox, ExecuteContext_TO, FfiError};
 
 use crate::LoadError;
 use crate::convert;
+use crate::crash::{self, Call, Origin};
 use crate::execute_context::HostCall;
 
 /// A tool from a pack, adapted to [`xcsh_core::Tool`]. Its name, label,
@@ -27,6 +28,7 @@ pub struct PackTool {
     pack: Arc<str>,
     path: Arc<Path>,
     tool: Arc<CustomToolBox>,
+    origin: Arc<Origin>,
     timeout: Option<Duration>,
 }
 
@@ -46,6 +48,7 @@ impl PackTool {
         index: usize,
         pack: Arc<str>,
         path: Arc<Path>,
+        origin: Arc<Origin>,
         timeout: Option<Duration>,
     ) -> Result<Self, LoadError> {
         let invalid = |reason: String| LoadError::InvalidTool { index, reason };
@@ -80,6 +83,7 @@ impl PackTool {
             pack,
             path,
             tool: Arc::new(tool),
+            origin,
             timeout,
         })
     }
@@ -119,19 +123,23 @@ impl Tool for PackTool {
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
         let arguments = arguments.to_string();
         let Some(limit) = self.timeout else {
-            return call(&self.tool, &self.name, &arguments, context);
+            return call(&self.tool, &self.origin, &self.name, &arguments, context);
         };
         // Pack code that never returns must not hold the session: run it on
         // a thread of its own and stop waiting at the limit. The thread keeps
         // what it needs alive, and the library is never unloaded, so an
         // abandoned call stays memory-safe.
-        let (tool, name, owned_context) =
-            (Arc::clone(&self.tool), self.name.clone(), context.clone());
+        let (tool, origin, name, owned_context) = (
+            Arc::clone(&self.tool),
+            Arc::clone(&self.origin),
+            self.name.clone(),
+            context.clone(),
+        );
         let (sender, receiver) = mpsc::sync_channel(1);
         std::thread::Builder::new()
             .name(format!("xcsh-tool-{}", self.name))
             .spawn(move || {
-                let _ = sender.send(call(&tool, &name, &arguments, &owned_context));
+                let _ = sender.send(call(&tool, &origin, &name, &arguments, &owned_context));
             })
             .map_err(|e| ToolError::new(format!("cannot start a thread for {}: {e}", self.name)))?;
         match receiver.recv_timeout(limit) {
@@ -155,11 +163,14 @@ impl Tool for PackTool {
 /// One crossing into the pack: JSON arguments in, converted output back.
 fn call(
     tool: &CustomToolBox,
+    origin: &Origin,
     name: &str,
     arguments: &str,
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let host_call = HostCall { context };
+    let in_pack = Call::tool(origin, name);
+    let _in_pack = crash::enter(&in_pack);
     let output = tool
         .execute(
             RStr::from_str(context.call_id()),
