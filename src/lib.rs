@@ -8,6 +8,7 @@
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
 //! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`]: the subcommands; [`render`]: `--pretty`;
 //! - [`template`]: `xcsh pack new`, a new tool-pack crate;
+//! - [`escape`]: control characters made visible in everything people read;
 //! - [`app`]: the whole command line, start to finish.
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
@@ -17,6 +18,7 @@ pub mod agent;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod escape;
 pub mod logging;
 pub mod mcp;
 pub mod project;

@@ -1,11 +1,11 @@
 //! Log output on standard error through `tracing`.
 //!
 //! Lines read `warning: Failed to load tool pack …`, with the event's
-//! fields after the message. `-v` raises the level; `RUST_LOG`, when set,
-//! replaces it.
+//! fields after the message, control characters escaped
+//! ([`crate::escape::line`]): one event, one line. `-v` raises the level;
+//! `RUST_LOG`, when set, replaces it.
 
 use std::fmt;
-use std::io::IsTerminal as _;
 
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::EnvFilter;
@@ -31,7 +31,6 @@ pub fn init(verbose: u8, quiet_level: Level) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
         .event_format(Plain)
         .try_init();
 }
@@ -57,8 +56,10 @@ where
             Level::DEBUG => "debug",
             Level::TRACE => "trace",
         };
-        write!(writer, "{level}: ")?;
-        ctx.format_fields(writer.by_ref(), event)?;
-        writeln!(writer)
+        // Messages quote pack-supplied text (names, paths, errors): format
+        // them apart, then escape, so each event stays one harmless line.
+        let mut fields = String::new();
+        ctx.format_fields(Writer::new(&mut fields), event)?;
+        writeln!(writer, "{level}: {}", crate::escape::line(&fields))
     }
 }

@@ -12,8 +12,9 @@ fn main() -> ExitCode {
     match xcsh::app::run() {
         Ok(code) => code,
         Err(error) => {
-            // `{:#}` prints the whole chain on one line: `a: b: c`.
-            eprintln!("error: {error:#}");
+            // `{:#}` prints the whole chain on one line: `a: b: c`; escaped,
+            // as it may quote a path or a config file.
+            eprintln!("error: {}", xcsh::escape::line(&format!("{error:#}")));
             ExitCode::FAILURE
         }
     }

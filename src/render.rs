@@ -7,12 +7,20 @@
 //! A `resolve` renders as `Accept: [Source] summary — reason: …` or
 //! `Discard: …`, the badge and summary taken from the action label's
 //! `Source: summary` form.
+//!
+//! Every text a pack, a tool or a caller chose is escaped ([`crate::escape`]):
+//! one-line fields show their control characters as `\n`, `\u{1b}`…, tool
+//! output keeps its newlines (each continuation line indented) but no other
+//! control character, so no output can forge or rewrite a line.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 use xcsh_core::{ContentBlock, PendingSummary, ToolResult};
 use xcsh_loader::LoadReport;
 
 use crate::agent::is_resolve;
+use crate::escape;
 use crate::script::Step;
 
 /// Marks a successful call.
@@ -26,7 +34,8 @@ pub const PENDING: &str = "⏳";
 pub fn step(step: &Step) -> String {
     let glyph = if step.result.is_error { FAILED } else { OK };
     let mut lines = content_lines(&step.result);
-    let mut out = match (&step.tool, resolution(step)) {
+    let tool = step.tool.as_deref().map(escape::line);
+    let mut out = match (&tool, resolution(step)) {
         (Some(tool), Some(header)) => format!("{glyph} {tool}  {header}"),
         (Some(tool), None) if !lines.is_empty() => {
             format!("{glyph} {tool}  {}", lines.remove(0))
@@ -46,14 +55,20 @@ pub fn step(step: &Step) -> String {
     out
 }
 
-/// The result's content, one entry per line; images as `[image: {mime}]`.
+/// The result's content, one entry per line (control characters other
+/// than the line breaks escaped); images as `[image: {mime}]`.
 fn content_lines(result: &ToolResult) -> Vec<String> {
     result
         .content
         .iter()
         .flat_map(|block| match block {
-            ContentBlock::Text { text } => text.lines().map(str::to_owned).collect::<Vec<_>>(),
-            ContentBlock::Image { mime_type, .. } => vec![format!("[image: {mime_type}]")],
+            ContentBlock::Text { text } => text
+                .lines()
+                .map(|line| escape::text(line).into_owned())
+                .collect::<Vec<_>>(),
+            ContentBlock::Image { mime_type, .. } => {
+                vec![format!("[image: {}]", escape::line(mime_type))]
+            }
         })
         .collect()
 }
@@ -72,10 +87,14 @@ fn resolution(step: &Step) -> Option<String> {
         _ => return None,
     };
     let (badge, summary) = badge(field("label")?, field("sourceToolName").unwrap_or_default());
-    let mut header = format!("{verb}: [{badge}] {summary}");
+    let mut header = format!(
+        "{verb}: [{}] {}",
+        escape::line(badge),
+        escape::line(summary)
+    );
     if let Some(reason) = field("reason").filter(|r| !r.trim().is_empty()) {
         header.push_str(" — reason: ");
-        header.push_str(reason);
+        header.push_str(&escape::line(reason));
     }
     Some(header)
 }
@@ -92,11 +111,12 @@ pub fn badge<'a>(label: &'a str, source_tool_name: &'a str) -> (&'a str, &'a str
 /// `⏳ 1 pending: Batch Rename: 2 files`, or for several
 /// `⏳ 2 pending (newest first): A; B`, ending `; … and {k} more` when the
 /// summary holds fewer labels than the count; `None` when nothing is pending.
+/// Labels come from packs: control characters are shown escaped.
 pub fn pending_line(pending: &PendingSummary) -> Option<String> {
-    let labels: Vec<&str> = pending
+    let labels: Vec<Cow<'_, str>> = pending
         .newest
         .iter()
-        .map(|view| view.label.as_str())
+        .map(|view| escape::line(&view.label))
         .collect();
     match (pending.count, labels.first()) {
         (0, _) | (_, None) => None,
@@ -124,13 +144,13 @@ pub fn loaded_packs(report: &LoadReport) -> Vec<String> {
             let tools = if pack.tools.is_empty() {
                 "no tools".to_owned()
             } else {
-                pack.tools.join(", ")
+                escape::line(&pack.tools.join(", ")).into_owned()
             };
             format!(
                 "Loaded tool pack {} {} from {}: {tools}",
-                pack.name,
-                pack.version,
-                pack.path.display()
+                escape::line(&pack.name),
+                escape::line(&pack.version),
+                escape::line(&pack.path.display().to_string())
             )
         })
         .collect()

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use xcsh_core::RESOLVE_TOOL_NAME;
 
 use crate::agent::Agent;
+use crate::escape;
 use crate::render;
 use crate::script::{Driver, Request, parse_request};
 use crate::sources::UserDirs;
@@ -203,16 +204,26 @@ fn banner(agent: &Agent) -> String {
     )
 }
 
+/// `  name  label` per tool, names and labels escaped.
 fn tool_list(agent: &Agent) -> String {
-    let tools = agent.session.tools();
-    let width = tools
+    let rows: Vec<(String, String)> = agent
+        .session
+        .tools()
         .iter()
-        .map(|t| t.name().chars().count())
+        .map(|tool| {
+            (
+                escape::line(tool.name()).into_owned(),
+                escape::line(tool.label()).into_owned(),
+            )
+        })
+        .collect();
+    let width = rows
+        .iter()
+        .map(|(name, _)| name.chars().count())
         .max()
         .unwrap_or(0);
-    tools
-        .iter()
-        .map(|tool| format!("  {:width$}  {}\n", tool.name(), tool.label()))
+    rows.iter()
+        .map(|(name, label)| format!("  {name:width$}  {label}\n"))
         .collect()
 }
 

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::agent::{Agent, ToolSource};
 use crate::cli::ToolsArgs;
+use crate::escape;
 use crate::render::count;
 
 /// Prints the tools and the load report.
@@ -32,32 +33,41 @@ pub fn run(agent: &Agent, args: &ToolsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The human-readable listing.
+/// The human-readable listing; every name, label, path and message a pack
+/// supplied is escaped ([`crate::escape::line`]).
 pub fn to_text(agent: &Agent) -> String {
     let tools = agent.session.tools();
-    let name_width = tools
+    let rows: Vec<[String; 3]> = tools
         .iter()
-        .map(|t| t.name().chars().count())
-        .max()
-        .unwrap_or(0);
-    let label_width = tools
-        .iter()
-        .map(|t| t.label().chars().count())
-        .max()
-        .unwrap_or(0);
+        .map(|tool| {
+            let source = match agent.tool_source(tool.name()) {
+                ToolSource::BuiltIn if tool.hidden() => "built-in, hidden".to_owned(),
+                ToolSource::BuiltIn => "built-in".to_owned(),
+                ToolSource::Pack(pack) => format!(
+                    "{} {} ({})",
+                    escape::line(&pack.name),
+                    escape::line(&pack.version),
+                    escape::line(&pack.path.display().to_string())
+                ),
+            };
+            [
+                escape::line(tool.name()).into_owned(),
+                escape::line(tool.label()).into_owned(),
+                source,
+            ]
+        })
+        .collect();
+    let width = |column: usize| {
+        rows.iter()
+            .map(|row| row[column].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (name_width, label_width) = (width(0), width(1));
     let mut out = format!("Tools ({}):\n", tools.len());
-    for tool in &tools {
-        let source = match agent.tool_source(tool.name()) {
-            ToolSource::BuiltIn if tool.hidden() => "built-in, hidden".to_owned(),
-            ToolSource::BuiltIn => "built-in".to_owned(),
-            ToolSource::Pack(pack) => {
-                format!("{} {} ({})", pack.name, pack.version, pack.path.display())
-            }
-        };
+    for [name, label, source] in &rows {
         out.push_str(&format!(
-            "  {:name_width$}  {:label_width$}  {source}\n",
-            tool.name(),
-            tool.label()
+            "  {name:name_width$}  {label:label_width$}  {source}\n"
         ));
     }
     let report = &agent.report;
@@ -68,17 +78,24 @@ pub fn to_text(agent: &Agent) -> String {
         count(report.conflicts.len(), "conflict"),
         count(agent.warnings.len(), "warning"),
     ));
-    for line in crate::render::loaded_packs(report) {
+    let mut lines = crate::render::loaded_packs(report);
+    lines.extend(
+        report
+            .failures
+            .iter()
+            .map(|f| escape::line(&f.to_string()).into_owned()),
+    );
+    lines.extend(report.conflicts.iter().map(|conflict| {
+        escape::line(&format!("{conflict} (in {})", conflict.path.display())).into_owned()
+    }));
+    lines.extend(
+        agent
+            .warnings
+            .iter()
+            .map(|w| escape::line(&w.to_string()).into_owned()),
+    );
+    for line in lines {
         out.push_str(&format!("  {line}\n"));
-    }
-    for failure in &report.failures {
-        out.push_str(&format!("  {failure}\n"));
-    }
-    for conflict in &report.conflicts {
-        out.push_str(&format!("  {conflict} (in {})\n", conflict.path.display()));
-    }
-    for warning in &agent.warnings {
-        out.push_str(&format!("  {warning}\n"));
     }
     out
 }

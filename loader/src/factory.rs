@@ -7,6 +7,7 @@ use std::sync::Arc;
 use abi_stable::std_types::{RResult, RVec};
 use xcsh_plugin_api::abi::v1::{CustomToolApiHandle, CustomToolBox, FfiError, FfiErrorKind};
 
+use crate::crash::Origin;
 use crate::{HostBinding, LoadError, PackTool};
 
 /// The `create_tools` entry of a pack's v1 factory, as a Rust closure.
@@ -18,10 +19,16 @@ pub(crate) type CreateTools<'a> =
 pub(crate) fn create_tools(
     name: &Arc<str>,
     path: &Arc<Path>,
+    origin: &Arc<Origin>,
     create_tools: Box<CreateTools<'_>>,
     binding: &HostBinding,
 ) -> Result<Vec<PackTool>, LoadError> {
-    let tools = create_tools(binding.api(name)).into_result().map_err(|e| {
+    let created = {
+        let call = crate::crash::Call::factory(origin);
+        let _in_pack = crate::crash::enter(&call);
+        create_tools(binding.api(name, origin))
+    };
+    let tools = created.into_result().map_err(|e| {
         let message = crate::error::one_line(&e.message);
         match e.kind {
             FfiErrorKind::Panic => LoadError::FactoryPanicked(message),
@@ -34,7 +41,15 @@ pub(crate) fn create_tools(
     tools
         .into_iter()
         .enumerate()
-        .map(|(i, tool)| PackTool::new(tool, i + 1, Arc::clone(name), Arc::clone(path)))
+        .map(|(i, tool)| {
+            PackTool::new(
+                tool,
+                i + 1,
+                Arc::clone(name),
+                Arc::clone(path),
+                Arc::clone(origin),
+            )
+        })
         .collect()
 }
 
@@ -57,5 +72,12 @@ pub fn create_tools_in_process(
     binding: &HostBinding,
 ) -> Result<Vec<PackTool>, LoadError> {
     let path: Arc<Path> = Path::new(&format!("<in-process {name}>")).into();
-    self::create_tools(&name.into(), &path, Box::new(create_tools), binding)
+    let origin = Origin::new(name, "in-process", &path);
+    self::create_tools(
+        &name.into(),
+        &path,
+        &origin,
+        Box::new(create_tools),
+        binding,
+    )
 }

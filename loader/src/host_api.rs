@@ -12,6 +12,7 @@ use xcsh_plugin_api::abi::v1::{
     FfiLogLevel,
 };
 
+use crate::crash::Origin;
 use crate::pack_action;
 
 /// The exact error a pack gets when it pushes in a runtime without a store.
@@ -51,10 +52,11 @@ impl HostBinding {
     }
 
     /// A host API for the pack called `pack`.
-    pub(crate) fn api(&self, pack: &str) -> CustomToolApiHandle {
+    pub(crate) fn api(&self, pack: &str, origin: &Arc<Origin>) -> CustomToolApiHandle {
         let api = HostApi {
             binding: self.clone(),
             pack: pack.into(),
+            origin: Arc::clone(origin),
         };
         CustomToolApi_TO::from_ptr(RArc::new(api), TD_Opaque)
     }
@@ -73,6 +75,7 @@ impl fmt::Debug for HostBinding {
 struct HostApi {
     binding: HostBinding,
     pack: Arc<str>,
+    origin: Arc<Origin>,
 }
 
 impl HostApi {
@@ -83,7 +86,7 @@ impl HostApi {
             .as_ref()
             .and_then(Weak::upgrade)
             .ok_or_else(|| STORE_UNAVAILABLE.to_owned())?;
-        let action = pack_action::adapt(action, &self.pack)?;
+        let action = pack_action::adapt(action, &self.pack, &self.origin)?;
         // Only the thread of a call still running may push (see
         // `xcsh_core::push_for_running_call`): a call that timed out, or a
         // thread a tool left behind, gets `PUSH_OUTSIDE_CALL`.

@@ -23,9 +23,11 @@
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// Unsafe code lives in `crash` (the crash reporter's signal handler) only.
+#![deny(unsafe_code)]
 
 mod convert;
+mod crash;
 pub mod discover;
 mod error;
 mod execute_context;
@@ -41,6 +43,7 @@ mod report;
 mod safe_path;
 mod trust;
 
+pub use crash::ISOLATION_HINT;
 pub use error::LoadError;
 pub use factory::create_tools_in_process;
 pub use host_api::{HostBinding, STORE_UNAVAILABLE};

@@ -163,10 +163,13 @@ impl PackLibrary {
     /// The factory's error or panic, an empty tool list, or the first
     /// invalid tool.
     pub fn create_tools(&self, binding: &HostBinding) -> Result<Vec<PackTool>, LoadError> {
+        let origin = crate::crash::Origin::new(&self.name, &self.version, &self.path);
+        crate::crash::install();
         let create = self.module.factory().create_tools();
         crate::factory::create_tools(
             &self.name,
             &self.path,
+            &origin,
             Box::new(move |api| create(api)),
             binding,
         )

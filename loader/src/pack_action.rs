@@ -7,6 +7,7 @@ use xcsh_core::{PendingAction, ToolError};
 use xcsh_plugin_api::abi::v1::CustomToolPendingActionBox;
 
 use crate::convert;
+use crate::crash::{self, Call, Origin};
 
 /// Reads the action's label, source and details once, and wraps its apply
 /// and reject. The library stays loaded for the life of the process, so the
@@ -18,8 +19,11 @@ use crate::convert;
 pub(crate) fn adapt(
     action: CustomToolPendingActionBox,
     pack: &str,
+    origin: &Arc<Origin>,
 ) -> Result<PendingAction, String> {
     let label = action.label().into_string();
+    // What a crash report says, made printable once, here.
+    let crash_label: Arc<str> = crash::printable(&label).into();
     let source = action.source_tool_name().into_option();
     let details = match action.details_json().into_option() {
         Some(json) => Some(
@@ -33,7 +37,10 @@ pub(crate) fn adapt(
     let pack: Arc<str> = pack.into();
 
     let (applier, apply_pack) = (Arc::clone(&action), Arc::clone(&pack));
+    let (apply_origin, apply_label) = (Arc::clone(origin), Arc::clone(&crash_label));
     let mut adapted = PendingAction::new(label, move |reason| {
+        let in_pack = Call::apply(&apply_origin, &apply_label);
+        let _in_pack = crash::enter(&in_pack);
         let output = applier
             .apply(RStr::from_str(reason))
             .into_result()
@@ -50,7 +57,10 @@ pub(crate) fn adapt(
         adapted = adapted.with_details(details);
     }
     if has_reject {
+        let origin = Arc::clone(origin);
         adapted = adapted.with_reject(move |reason| {
+            let in_pack = Call::reject(&origin, &crash_label);
+            let _in_pack = crash::enter(&in_pack);
             let output = action
                 .reject(RStr::from_str(reason))
                 .into_result()

@@ -13,6 +13,7 @@ use xcsh_plugin_api::abi::v1::{CustomToolBox, ExecuteContext_TO, FfiError};
 
 use crate::LoadError;
 use crate::convert;
+use crate::crash::{self, Call, Origin};
 use crate::execute_context::HostCall;
 
 /// A tool from a pack, adapted to [`xcsh_core::Tool`]. Its name, label,
@@ -26,6 +27,7 @@ pub struct PackTool {
     pack: Arc<str>,
     path: Arc<Path>,
     tool: Arc<CustomToolBox>,
+    origin: Arc<Origin>,
 }
 
 /// Reads one accessor, naming it in the error.
@@ -44,6 +46,7 @@ impl PackTool {
         index: usize,
         pack: Arc<str>,
         path: Arc<Path>,
+        origin: Arc<Origin>,
     ) -> Result<Self, LoadError> {
         let invalid = |reason: String| LoadError::InvalidTool { index, reason };
         let name = read(index, "name", tool.name())?.into_string();
@@ -78,6 +81,7 @@ impl PackTool {
             pack,
             path,
             tool: Arc::new(tool),
+            origin,
         })
     }
 
@@ -119,18 +123,21 @@ impl Tool for PackTool {
         // it abandons stays memory-safe.
         let text = arguments.to_string();
         drop(arguments); // a large call's parsed arguments need not outlive its text
-        call(&self.tool, &self.name, &text, context)
+        call(&self.tool, &self.origin, &self.name, &text, context)
     }
 }
 
 /// One crossing into the pack: JSON arguments in, converted output back.
 fn call(
     tool: &CustomToolBox,
+    origin: &Origin,
     name: &str,
     arguments: &str,
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let host_call = HostCall { context };
+    let in_pack = Call::tool(origin, name);
+    let _in_pack = crash::enter(&in_pack);
     let output = tool
         .execute(
             RStr::from_str(context.call_id()),

@@ -14,6 +14,10 @@
 //!   discarded through its reject code and logged; nothing is applied
 //!   without `resolve`.
 //!
+//! Every line gets an answer ([`transport`]): an over-large or malformed
+//! message a JSON-RPC error (`-32600`, `-32700`), a request before
+//! `initialize` [`transport::NOT_INITIALIZED`].
+//!
 //! The protocol is `rmcp`'s: every revision it knows, 2024-11-05 through
 //! 2026-07-28; clients that open with `initialize` get 2025-11-25 or the
 //! revision they ask for.
@@ -22,6 +26,7 @@ pub mod convert;
 pub mod notify;
 pub mod server;
 pub mod stdio;
+pub mod transport;
 
 use std::sync::Arc;
 
@@ -69,7 +74,10 @@ async fn serve_until_closed(
     input: stdio::WatchEof<rmcp::transport::StdioReader>,
     output: rmcp::transport::StdioWriter,
 ) {
-    match server.serve((input, output)).await {
+    match server
+        .serve(transport::LineTransport::new(input, output))
+        .await
+    {
         Ok(running) => match running.waiting().await {
             Ok(reason) => tracing::info!(?reason, "MCP client disconnected"),
             Err(error) => tracing::error!(%error, "the MCP service task failed"),

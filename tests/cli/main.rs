@@ -3,10 +3,13 @@
 //! `xcsh_test_support`), in temporary working and home directories.
 
 mod confinement;
+mod crash;
 mod discovery;
+mod display;
 mod hardening;
 mod limits;
 mod mcp;
+mod mcp_wire;
 mod pack_new;
 mod repl;
 mod run;

@@ -98,6 +98,36 @@ fn cargo_build(profile: &Path, workspace: &Path) -> Command {
     command
 }
 
+/// `cargo rustc` of the crate docs' example pack with `rustc_args` for
+/// that crate alone (its dependencies are the ones already built): what
+/// cargo printed, and whether it succeeded.
+pub fn build_example_with(rustc_args: &[&str]) -> (bool, String) {
+    let command = cargo_build(&profile_dir(), env!("CARGO_MANIFEST_DIR").as_ref());
+    // `cargo_build` says `build --quiet`; the same target and flags, as `rustc`.
+    let args: Vec<_> = command.get_args().skip(2).map(ToOwned::to_owned).collect();
+    let mut rustc = Command::new(command.get_program());
+    rustc
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "rustc",
+            "--quiet",
+            "-p",
+            "xcsh-plugin-api",
+            "--example",
+            EXAMPLE_PACK,
+        ])
+        .args(args)
+        .arg("--")
+        .args(rustc_args);
+    let output = rustc
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cargo rustc: {e}"));
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 fn run(mut command: Command, what: &str) {
     let status = command
         .status()

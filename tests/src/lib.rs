@@ -8,6 +8,8 @@ mod build;
 mod python;
 mod session;
 
-pub use build::{PACKS, compat_pack_path, example_pack_path, pack_path, profile_dir};
+pub use build::{
+    PACKS, build_example_with, compat_pack_path, example_pack_path, pack_path, profile_dir,
+};
 pub use python::{MCP_SDK, mcp_python};
 pub use session::TestSession;

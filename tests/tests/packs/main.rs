@@ -8,4 +8,5 @@ mod docs_example;
 mod faults;
 mod hostile;
 mod loading;
+mod panic_abort;
 mod trust;

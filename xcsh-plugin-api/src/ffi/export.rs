@@ -42,9 +42,17 @@ pub const fn __lib_header(constructor: extern "C" fn() -> RootModuleResult) -> L
 /// Use it once, at the root of a `cdylib` crate. The pack's name and
 /// version are its crate's. The factory runs once per session; panics in it
 /// are caught and reported by the host.
+///
+/// A pack built with `panic = "abort"` does not compile: its panics could
+/// not be caught, and the first one would kill the agent that loaded it.
 #[macro_export]
 macro_rules! export_tool_pack {
     ($factory:path) => {
+        #[cfg(panic = "abort")]
+        ::core::compile_error!(
+            "xcsh tool packs cannot be built with panic = \"abort\": a panic could no longer be caught and turned into an error result, and would kill the agent that loaded the pack; build with panic = \"unwind\" (the default)"
+        );
+
         const _: () = {
             extern "C" fn __xcsh_create_tools(
                 api: $crate::abi::v1::CustomToolApiHandle,
