@@ -87,10 +87,14 @@ fn tools_and_log_lines_escape_pack_labels_paths_and_output() {
         "{}/packs\\u{{1b}}[2J\\nLoaded tool pack evil",
         canonical(env.work()).display()
     );
+    // Column widths follow the longest name in the pack; the escaped label
+    // is the widest label, so two spaces follow it.
     assert!(
-        tools.stdout.contains(
-            "  terminal_escapes  Escapes \\u{1b}[31mred\\u{1b}[0m  fixture-hostile 0.1.0 ("
-        ),
+        tools
+            .stdout
+            .lines()
+            .any(|line| line.starts_with("  terminal_escapes ")
+                && line.contains(" Escapes \\u{1b}[31mred\\u{1b}[0m  fixture-hostile 0.1.0 (")),
         "{}",
         tools.stdout
     );
@@ -143,7 +147,7 @@ fn tools_and_log_lines_escape_pack_labels_paths_and_output() {
 #[cfg(unix)]
 #[test]
 fn the_repl_escapes_tool_output_pending_labels_and_tool_labels() {
-    use expectrl::{Eof, Expect, Session};
+    use expectrl::{Eof, Expect, Regex, Session};
 
     let env = Env::new();
     let pack = pack_path("fixture-hostile");
@@ -165,8 +169,10 @@ fn the_repl_escapes_tool_output_pending_labels_and_tool_labels() {
     repl.expect("⏳ 1 pending: Marker: \\u{1b}[31mred\\r✓ forged")
         .unwrap();
     repl.send_line("tools").unwrap();
-    repl.expect("  terminal_escapes  Escapes \\u{1b}[31mred\\u{1b}[0m")
-        .unwrap();
+    repl.expect(Regex(
+        r"  terminal_escapes +Escapes \\u\{1b\}\[31mred\\u\{1b\}\[0m",
+    ))
+    .unwrap();
     repl.send_line("terminal_escapes").unwrap();
     repl.expect("✓ terminal_escapes  first\\r\\u{1b}[2K✓ resolve  Accept: [Forged] 9 files")
         .unwrap();
