@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use xcsh_core::{RESOLVE_TOOL_NAME, RegistryError, Session};
-use xcsh_loader::{HostBinding, LoadReport, LoadedPack, PackLoader, TrustPolicy};
+use xcsh_loader::{LoadReport, LoadedPack, TrustPolicy};
+
+use crate::isolate::{IsolatedInfo, IsolationPolicy, Loaded, SessionLoader};
 
 use crate::sources::{Discovery, Settings, SourceWarning};
 
@@ -21,6 +23,8 @@ pub struct RunPolicy {
     pub trust: TrustPolicy,
     /// When to give up on a pack call; `None` never does.
     pub tool_timeout: Option<Duration>,
+    /// Which packs run in a process of their own.
+    pub isolation: IsolationPolicy,
 }
 
 impl Default for RunPolicy {
@@ -28,6 +32,7 @@ impl Default for RunPolicy {
         Self {
             trust: TrustPolicy::new(),
             tool_timeout: Some(DEFAULT_TOOL_TIMEOUT),
+            isolation: IsolationPolicy::default(),
         }
     }
 }
@@ -46,6 +51,7 @@ impl RunPolicy {
         Self {
             trust,
             tool_timeout: (!timeout.is_zero()).then_some(timeout),
+            isolation: IsolationPolicy::new(settings.isolation.as_ref(), false),
         }
     }
 }
@@ -62,16 +68,29 @@ pub fn start_session(
     packs: &[PathBuf],
     policy: &RunPolicy,
 ) -> Result<(Session, LoadReport), RegistryError> {
+    let (session, loaded) = start_session_loaded(cwd, packs, policy)?;
+    Ok((session, loaded.report))
+}
+
+/// [`start_session`], saying which packs run isolated.
+///
+/// # Errors
+///
+/// See [`start_session`].
+pub fn start_session_loaded(
+    cwd: &Path,
+    packs: &[PathBuf],
+    policy: &RunPolicy,
+) -> Result<(Session, Loaded), RegistryError> {
     let session = Session::new(cwd);
     xcsh_ast_edit::register_builtins(&session)?;
-    let mut binding = HostBinding::for_session(&session);
-    if let Some(limit) = policy.tool_timeout {
-        binding = binding.with_call_timeout(limit);
+    let loaded = SessionLoader {
+        trust: &policy.trust,
+        isolation: &policy.isolation,
+        timeout: policy.tool_timeout,
     }
-    let report = PackLoader::new()
-        .with_trust(policy.trust.clone())
-        .load(&session, &binding, packs);
-    Ok((session, report))
+    .load(&session, packs);
+    Ok((session, loaded))
 }
 
 /// Where a registered tool comes from.
@@ -92,6 +111,8 @@ pub struct Agent {
     pub report: LoadReport,
     /// Sources that named nothing usable.
     pub warnings: Vec<SourceWarning>,
+    /// The packs that run in a process of their own.
+    pub isolated: Vec<IsolatedInfo>,
 }
 
 impl Agent {
@@ -105,12 +126,18 @@ impl Agent {
         discovery: Discovery,
         policy: &RunPolicy,
     ) -> Result<Self, RegistryError> {
-        let (session, report) = start_session(cwd, &discovery.packs, policy)?;
+        let (session, loaded) = start_session_loaded(cwd, &discovery.packs, policy)?;
         Ok(Self {
             session,
-            report,
+            report: loaded.report,
             warnings: discovery.warnings,
+            isolated: loaded.isolated,
         })
+    }
+
+    /// How the pack loaded from `path` runs isolated; `None` if in-process.
+    pub fn isolation(&self, path: &Path) -> Option<&IsolatedInfo> {
+        self.isolated.iter().find(|info| info.path == path)
     }
 
     /// Where the tool called `name` comes from.
@@ -155,6 +182,7 @@ mod tests {
         let settings = Settings {
             tool_timeout: Some(Duration::from_secs(5)),
             allow_list: None,
+            isolation: None,
         };
         assert_eq!(
             RunPolicy::new(None, &Settings::default()).tool_timeout,

@@ -11,7 +11,7 @@ use tracing::Level;
 use crate::agent::{Agent, RunPolicy};
 use crate::cli::{Cli, Command};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{mcp, repl, run, tools};
+use crate::{isolate, mcp, repl, run, tools};
 
 /// Runs the command line of this process.
 ///
@@ -24,9 +24,13 @@ pub fn run() -> anyhow::Result<ExitCode> {
     // everything twice.
     let quiet_level = match cli.command {
         Command::Tools(_) => Level::ERROR,
-        Command::Run(_) | Command::Repl(_) | Command::Mcp(_) => Level::WARN,
+        Command::Run(_) | Command::Repl(_) | Command::Mcp(_) | Command::PackHost(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
+    if let Command::PackHost(_) = cli.command {
+        crate::isolate::serve::serve()?;
+        return Ok(ExitCode::SUCCESS);
+    }
 
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let env = std::env::var_os(PLUGIN_PATH_ENV);
@@ -35,7 +39,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
     for warning in &discovery.warnings {
         tracing::warn!("{warning}");
     }
-    let policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings);
+    let mut policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings);
+    policy.isolation.all |= cli.packs().isolate
+        || isolate::policy::env_asks_for_isolation(
+            std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
+        );
+    policy.isolation.verbosity = cli.verbose;
     let agent =
         Agent::start(&cwd, discovery, &policy).context("cannot register the built-in tools")?;
 
@@ -44,6 +53,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => mcp::serve(agent)?,
+        Command::PackHost(_) => unreachable!("served above"),
     }
     Ok(ExitCode::SUCCESS)
 }

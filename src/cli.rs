@@ -37,6 +37,7 @@ impl Cli {
             Command::Run(args) => &args.packs,
             Command::Repl(args) => &args.packs,
             Command::Mcp(args) => &args.packs,
+            Command::PackHost(args) => &args.packs,
         }
     }
 }
@@ -58,6 +59,11 @@ pub struct PackArgs {
     /// config's tool_timeout_secs, else 300.
     #[arg(long = "tool-timeout", value_name = "SECONDS", value_parser = parse_seconds)]
     pub tool_timeout: Option<std::time::Duration>,
+
+    /// Run every tool pack in a process of its own (also XCSH_ISOLATE=1;
+    /// the config's [isolation] table chooses per pack).
+    #[arg(long)]
+    pub isolate: bool,
 }
 
 /// A non-negative number of seconds.
@@ -82,6 +88,18 @@ pub enum Command {
     /// input and output (one session; `resolve` listed while anything is
     /// pending).
     Mcp(McpArgs),
+    /// Serves one isolated tool pack to the agent that started it, over
+    /// standard input and output (started by xcsh itself).
+    #[command(name = "pack-host", hide = true)]
+    PackHost(PackHostArgs),
+}
+
+/// `xcsh pack-host` takes no options: the agent sends what to open.
+#[derive(Debug, Args)]
+pub struct PackHostArgs {
+    /// Always empty: a pack process loads only the pack it is sent.
+    #[arg(skip)]
+    pub packs: PackArgs,
 }
 
 /// Options of `xcsh tools`.

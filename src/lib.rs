@@ -6,6 +6,7 @@
 //! - [`agent`]: a session with the built-ins first, then the packs;
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
 //! - [`tools`], [`run`], [`repl`], [`mcp`]: the subcommands; [`render`]: `--pretty`;
+//! - [`isolate`]: packs in processes of their own (`--isolate`);
 //! - [`app`]: the whole command line, start to finish.
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
@@ -15,6 +16,7 @@ pub mod agent;
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod isolate;
 pub mod logging;
 pub mod mcp;
 pub mod render;

@@ -105,6 +105,8 @@ pub struct Settings {
     pub tool_timeout: Option<Duration>,
     /// Every config's `allow_list` entries; `None` when no config has one.
     pub allow_list: Option<Vec<(PathBuf, String)>>,
+    /// The user's config's `[isolation]` table (a project's is ignored).
+    pub isolation: Option<crate::isolate::IsolationConfig>,
 }
 
 /// The sources, in load order, and the settings of the config files read.
@@ -147,7 +149,8 @@ pub fn collect(
     }
     let project = cwd.join(PROJECT_DIR);
     let mut configs = vec![project.join(CONFIG_FILE_NAME)];
-    configs.extend(user.config.as_ref().map(|d| d.join(CONFIG_FILE_NAME)));
+    let user_config = user.config.as_ref().map(|d| d.join(CONFIG_FILE_NAME));
+    configs.extend(user_config.clone());
     let mut seen = HashSet::new();
     let mut settings = Settings::default();
     for path in configs {
@@ -168,6 +171,17 @@ pub fn collect(
                     path.display()
                 )
             })?);
+        }
+        if let Some(isolation) = config.isolation {
+            // Isolation grants capabilities: the user's policy alone.
+            if user_config.as_deref().map(canonical) == Some(canonical(&path)) {
+                settings.isolation = Some(isolation);
+            } else {
+                tracing::warn!(
+                    "Ignoring [isolation] in {}: isolation is set in the user's config file only",
+                    path.display()
+                );
+            }
         }
         if let Some(allow) = config.allow_list {
             settings

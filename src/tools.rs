@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::agent::{Agent, ToolSource};
 use crate::cli::ToolsArgs;
+use crate::isolate::sandbox;
 use crate::render::count;
 
 /// Prints the tools and the load report.
@@ -51,7 +52,15 @@ pub fn to_text(agent: &Agent) -> String {
             ToolSource::BuiltIn if tool.hidden() => "built-in, hidden".to_owned(),
             ToolSource::BuiltIn => "built-in".to_owned(),
             ToolSource::Pack(pack) => {
-                format!("{} {} ({})", pack.name, pack.version, pack.path.display())
+                let mut source =
+                    format!("{} {} ({})", pack.name, pack.version, pack.path.display());
+                if let Some(isolated) = agent.isolation(&pack.path) {
+                    source.push_str(&format!(
+                        ", isolated, {}",
+                        sandbox::describe(&isolated.sandbox)
+                    ));
+                }
+                source
             }
         };
         out.push_str(&format!(
@@ -99,6 +108,7 @@ pub fn to_json(agent: &Agent) -> Value {
                     "pack": pack.name,
                     "version": pack.version,
                     "path": pack.path,
+                    "isolated": agent.isolation(&pack.path).map(|isolated| sandbox::describe(&isolated.sandbox)),
                 }),
             };
             json!({
