@@ -103,13 +103,18 @@ pub fn to_json(agent: &Agent) -> Value {
         .map(|tool| {
             let source = match agent.tool_source(tool.name()) {
                 ToolSource::BuiltIn => json!({"kind": "built-in"}),
-                ToolSource::Pack(pack) => json!({
-                    "kind": "pack",
-                    "pack": pack.name,
-                    "version": pack.version,
-                    "path": pack.path,
-                    "isolated": agent.isolation(&pack.path).map(|isolated| sandbox::describe(&isolated.sandbox)),
-                }),
+                ToolSource::Pack(pack) => {
+                    let mut source = json!({
+                        "kind": "pack",
+                        "pack": pack.name,
+                        "version": pack.version,
+                        "path": pack.path,
+                    });
+                    if let Some(isolated) = agent.isolation(&pack.path) {
+                        source["isolated"] = sandbox::describe(&isolated.sandbox).into();
+                    }
+                    source
+                }
             };
             json!({
                 "name": tool.name(),

@@ -4,6 +4,7 @@
 
 mod discovery;
 mod hardening;
+mod isolate;
 mod mcp;
 mod repl;
 mod run;

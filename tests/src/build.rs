@@ -23,6 +23,7 @@ pub const PACKS: &[&str] = &[
     "fixture-bad-schema",
     "fixture-raw-abi",
     "fixture-crashy",
+    "fixture-sandbox-probe",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).
