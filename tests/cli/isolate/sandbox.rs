@@ -5,7 +5,7 @@
 
 use std::io::{ErrorKind, Read as _};
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::Path;
 
 use serde_json::json;
 use tempfile::TempDir;
@@ -29,15 +29,14 @@ fn enforced(agent: &TestAgent) -> bool {
 }
 
 fn probe(capabilities: Vec<Capability>) -> TestAgent {
-    let agent = TestAgent::new(
+    TestAgent::new(
         &[PROBE],
         &[],
         Options {
             packs: vec![(pack_path(PROBE), entry(None, capabilities))],
             ..Options::default()
         },
-    );
-    agent
+    )
 }
 
 /// A directory outside the working and temporary directories.
@@ -45,7 +44,7 @@ fn outside() -> TempDir {
     TempDir::new_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
 }
 
-fn write(agent: &TestAgent, path: &PathBuf) -> xcsh_core::ToolResult {
+fn write(agent: &TestAgent, path: &Path) -> xcsh_core::ToolResult {
     agent.call(
         "probe_write",
         json!({"path": path.to_str().unwrap(), "text": "written"}),
@@ -55,7 +54,7 @@ fn write(agent: &TestAgent, path: &PathBuf) -> xcsh_core::ToolResult {
 #[test]
 fn an_isolated_pack_writes_in_the_working_directory_only() {
     let agent = probe(Vec::new());
-    let inside = write(&agent, &"inside.txt".into());
+    let inside = write(&agent, Path::new("inside.txt"));
     assert!(!inside.is_error, "{}", inside.text());
     assert_eq!(agent.files(), ["inside.txt"]);
 
