@@ -16,8 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 use anyhow::{Context as _, bail};
 use serde_json::Value;
 use xcsh_core::{
-    CancellationToken, PendingActionStore, PendingEntry, Session, Tool, ToolContext, ToolError,
-    panic_message,
+    CancellationToken, PendingEntry, Session, Tool, ToolContext, ToolError, panic_message,
 };
 use xcsh_isolate_protocol::{
     Hello, OpenPack, Opened, Outcome, PushedAction, Reply, Request, SandboxStatus, ToolSpec, frame,
@@ -230,19 +229,34 @@ struct Server {
     cancels: Arc<Mutex<HashMap<u64, CancellationToken>>>,
     workers: Workers,
     // Keeps the pack's store and the push forwarding alive.
-    _session: Session,
+    _session: Arc<Session>,
     _forwarding: xcsh_core::Subscription,
 }
 
 impl Server {
     fn new(writer: Arc<Writer>, session: Session, tools: Vec<Arc<dyn Tool>>, cwd: PathBuf) -> Self {
         let actions = Arc::new(Mutex::new(HashMap::new()));
-        let store = Arc::clone(session.store());
-        let (forward_to, register) = (Arc::clone(&writer), Arc::clone(&actions));
-        let next = AtomicU64::new(1);
-        let forwarding = session.store().subscribe(move |_| {
-            forward_pushes(&store, &register, &forward_to, &next);
+        let session = Arc::new(session);
+        let next = Arc::new(AtomicU64::new(1));
+        let forward = {
+            let (session, writer, actions, next) = (
+                Arc::downgrade(&session),
+                Arc::clone(&writer),
+                Arc::clone(&actions),
+                Arc::clone(&next),
+            );
+            move || {
+                if let Some(session) = session.upgrade() {
+                    forward_pushes(&session, &actions, &writer, &next);
+                }
+            }
+        };
+        let forwarding = session.store().subscribe({
+            let forward = forward.clone();
+            move |_| forward()
         });
+        // Anything the factory pushed while the pack opened.
+        forward();
         Self {
             writer,
             tools: tools
@@ -352,13 +366,15 @@ impl Server {
 /// it is on the pipe before the push returns, so before the reply of the
 /// call that made it.
 fn forward_pushes(
-    store: &PendingActionStore,
+    session: &Session,
     actions: &Mutex<HashMap<u64, PendingEntry>>,
     writer: &Writer,
     next: &AtomicU64,
 ) {
     let mut actions = lock(actions);
-    for entry in store.clear().into_iter().rev() {
+    // The agent's session reminds its model; this one has no model.
+    session.take_messages();
+    for entry in session.store().clear().into_iter().rev() {
         let action = next.fetch_add(1, Ordering::Relaxed);
         let pushed = entry.action();
         writer.send(&Reply::Pushed(PushedAction {
