@@ -145,3 +145,11 @@ fn the_user_config_isolates_one_pack_and_a_project_config_cannot() {
         )
     );
 }
+
+#[test]
+fn the_pack_host_subcommand_is_hidden() {
+    let env = Env::new();
+    let help = env.run(&["--help"], "");
+    assert_eq!(help.code, Some(0));
+    assert!(!help.stdout.contains("pack-host"), "{}", help.stdout);
+}

@@ -213,3 +213,41 @@ fn progress_and_cancellation_cross_to_an_isolated_pack() {
     );
     assert_eq!(progress_and_cancellation(Mode::InProcess), isolated);
 }
+
+/// The load report's lines for packs that fail to load, in one mode.
+fn load_problems(mode: Mode) -> Vec<String> {
+    let dir = tempfile::TempDir::new().unwrap();
+    let policy = xcsh::agent::RunPolicy {
+        isolation: xcsh::isolate::IsolationPolicy {
+            all: mode == Mode::Isolated,
+            host_exe: Some(crate::support::XCSH.into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let packs = [
+        "fixture-panic-factory",
+        "fixture-not-a-pack",
+        "fixture-no-tools",
+        "fixture-conflict-a",
+        "fixture-conflict-b",
+    ]
+    .map(crate::support::pack_path);
+    let agent = xcsh::agent::Agent::start(
+        dir.path(),
+        xcsh::sources::Discovery {
+            packs: packs.to_vec(),
+            warnings: Vec::new(),
+        },
+        &policy,
+    )
+    .unwrap();
+    agent.problems()
+}
+
+#[test]
+fn load_failures_and_conflicts_read_the_same_isolated() {
+    let in_process = load_problems(Mode::InProcess);
+    assert_eq!(in_process.len(), 4, "{in_process:#?}");
+    assert_eq!(load_problems(Mode::Isolated), in_process);
+}
