@@ -187,7 +187,7 @@ fn an_invalid_config_file_stops_with_one_line() {
     assert_eq!(
         output.stderr,
         format!(
-            "error: invalid config file {}: line 1: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`\n",
+            "error: invalid config file {}: line 1: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`\n",
             config.display()
         )
     );
