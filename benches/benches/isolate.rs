@@ -16,9 +16,9 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use criterion::Criterion;
+use criterion::{BenchmarkId, Criterion};
 use serde_json::json;
-use xcsh::agent::{RunPolicy, start_session};
+use xcsh::agent::{DEFAULT_TOOL_TIMEOUT, RunPolicy, start_session};
 use xcsh::isolate::IsolationPolicy;
 use xcsh_bench_pack::base_name;
 use xcsh_benches::report::{Row, Target, save_section, timing_table};
@@ -35,7 +35,9 @@ struct Fixture {
 }
 
 impl Fixture {
-    fn new(xcsh: &Path, isolated: bool) -> Self {
+    /// `isolated` or not; `limited` with the default call time limit
+    /// (in-process, a limited call runs on a thread of its own).
+    fn new(xcsh: &Path, isolated: bool, limited: bool) -> Self {
         let dir = tempfile::tempdir().expect("a working directory");
         let policy = RunPolicy {
             isolation: IsolationPolicy {
@@ -43,6 +45,7 @@ impl Fixture {
                 host_exe: Some(xcsh.to_path_buf()),
                 ..IsolationPolicy::default()
             },
+            tool_timeout: limited.then_some(DEFAULT_TOOL_TIMEOUT),
             ..RunPolicy::default()
         };
         let (session, report) =
@@ -105,15 +108,20 @@ fn tools(xcsh: &Path, pack: &Path, home: &Path, isolated: bool) {
 }
 
 fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
-    let in_process = Fixture::new(xcsh, false);
-    let isolated = Fixture::new(xcsh, true);
+    let fixtures = [
+        ("in_process", Fixture::new(xcsh, false, true)),
+        ("in_process_unlimited", Fixture::new(xcsh, false, false)),
+        ("isolated", Fixture::new(xcsh, true, true)),
+    ];
     let mut group = c.benchmark_group("isolate");
-    group.bench_function("call/in_process", |b| {
-        b.iter(|| in_process.run(&in_process.noop))
-    });
-    group.bench_function("call/isolated", |b| b.iter(|| isolated.run(&isolated.noop)));
-    group.bench_function("cycle/in_process", |b| b.iter(|| in_process.cycle()));
-    group.bench_function("cycle/isolated", |b| b.iter(|| isolated.cycle()));
+    for (mode, fixture) in &fixtures {
+        group.bench_function(BenchmarkId::new("call", mode), |b| {
+            b.iter(|| fixture.run(&fixture.noop));
+        });
+        group.bench_function(BenchmarkId::new("cycle", mode), |b| {
+            b.iter(|| fixture.cycle())
+        });
+    }
     group.finish();
 
     let pack: PathBuf = bench_pack_path().to_path_buf();
@@ -143,15 +151,26 @@ fn main() {
 
     let rows = [
         Row::new(
-            "`noop` call, isolated vs in-process",
+            "`noop` call, isolated vs in-process (both with the default time limit)",
             "isolate/call/isolated",
             "isolate/call/in_process",
         )
         .target(Target::Overhead(50_000.0)),
         Row::new(
-            "`stage` push 1 + `resolve` apply, isolated vs in-process",
+            "`noop` call, isolated vs in-process without a time limit",
+            "isolate/call/isolated",
+            "isolate/call/in_process_unlimited",
+        )
+        .target(Target::Overhead(50_000.0)),
+        Row::new(
+            "`stage` push 1 + `resolve` apply, isolated vs in-process (time limit)",
             "isolate/cycle/isolated",
             "isolate/cycle/in_process",
+        ),
+        Row::new(
+            "`stage` push 1 + `resolve` apply, isolated vs in-process without a time limit",
+            "isolate/cycle/isolated",
+            "isolate/cycle/in_process_unlimited",
         ),
         Row::new(
             "`xcsh tools --plugin PACK` start-up, `--isolate` vs in-process",
@@ -166,7 +185,10 @@ fn main() {
             "### 5. Isolation\n\nThe benchmark pack in-process (baseline) and isolated in its own \
              process (`--isolate`), in the same run: one `noop` call through the session, one \
              push + `resolve` cycle (a `stage` call pushing one action, then `resolve` applying \
-             it), and `xcsh tools --plugin PACK` as a whole process.\n\n{}",
+             it), and `xcsh tools --plugin PACK` as a whole process. With a time limit (the \
+             default, 300 s) an in-process call runs on a thread of its own, so the in-process \
+             baseline is given with and without one; an isolated call is limited either way, \
+             by the agent waiting at most that long for its reply.\n\n{}",
             timing_table(&rows)
         ),
     );
