@@ -2,7 +2,8 @@
 //! checks as the agent, and serves its tools over its standard input and
 //! output. The agent starts it; people never run it by hand.
 //!
-//! Requests run on worker threads, so a long call never blocks a
+//! Requests are read leader/follower style: the thread that reads a call
+//! runs it, and another reads on, so a long call never blocks a
 //! cancellation, another call, or an apply. Every push the pack makes is
 //! forwarded before the reply of the call that made it.
 
@@ -11,7 +12,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Write as _};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use anyhow::{Context as _, bail};
 use serde_json::Value;
@@ -69,13 +70,55 @@ pub fn serve() -> anyhow::Result<()> {
             return Ok(());
         }
     };
+    let input = Arc::new(Input {
+        reader: Mutex::new((input, buffer)),
+        waiting: AtomicUsize::new(0),
+    });
+    lead(&Arc::new(server), &input)
+}
+
+/// The request pipe, read by one thread at a time.
+struct Input {
+    reader: Mutex<(BufReader<File>, Vec<u8>)>,
+    /// Threads waiting to read next.
+    waiting: AtomicUsize,
+}
+
+/// Reads requests and runs them, leader/follower style: the thread that
+/// reads a call runs it itself, after making sure another thread is there
+/// to read the next request. A call costs no hand-over to another thread,
+/// and one that never returns holds only its own thread.
+fn lead(server: &Arc<Server>, input: &Arc<Input>) -> anyhow::Result<()> {
     loop {
-        match frame::read::<Request>(&mut input, &mut buffer) {
-            Ok(Some(request)) => server.handle(request),
+        input.waiting.fetch_add(1, Ordering::AcqRel);
+        let mut reading = lock(&input.reader);
+        input.waiting.fetch_sub(1, Ordering::AcqRel);
+        let (reader, buffer) = &mut *reading;
+        let request = match frame::read::<Request>(reader, buffer) {
+            Ok(Some(request)) => request,
             // The agent is gone: so is this process, running calls included.
-            Ok(None) => return Ok(()),
+            Ok(None) => std::process::exit(0),
             Err(error) => bail!("reading a request: {error}"),
+        };
+        let Some(job) = server.handle(request) else {
+            continue;
+        };
+        drop(reading);
+        if input.waiting.load(Ordering::Acquire) == 0 {
+            let (server, input) = (Arc::clone(server), Arc::clone(input));
+            let started = std::thread::Builder::new()
+                .name("xcsh-pack-worker".into())
+                .spawn(move || {
+                    if let Err(error) = lead(&server, &input) {
+                        eprintln!("xcsh pack-host: {error:#}");
+                        std::process::exit(1);
+                    }
+                });
+            if let Err(error) = started {
+                tracing::error!(%error, "cannot start a thread to read requests");
+            }
         }
+        job();
     }
 }
 
@@ -171,54 +214,8 @@ impl Writer {
     }
 }
 
+/// Work that may take long: a call, an apply or a reject.
 type Job = Box<dyn FnOnce() + Send>;
-
-/// Worker threads that wait for jobs; a job that finds none idle gets a
-/// new one, so a call that never returns holds only its own thread.
-struct Workers {
-    jobs: mpsc::Sender<Job>,
-    queue: Arc<Mutex<mpsc::Receiver<Job>>>,
-    idle: Arc<AtomicUsize>,
-}
-
-impl Workers {
-    fn new() -> Self {
-        let (jobs, queue) = mpsc::channel();
-        Self {
-            jobs,
-            queue: Arc::new(Mutex::new(queue)),
-            idle: Arc::new(AtomicUsize::new(0)),
-        }
-    }
-
-    fn run(&self, job: impl FnOnce() + Send + 'static) {
-        // Claim an idle worker, or start one: each worker counts itself
-        // idle before it waits, and a claim takes one count.
-        let claimed = self
-            .idle
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
-            .is_ok();
-        if !claimed {
-            let (queue, idle) = (Arc::clone(&self.queue), Arc::clone(&self.idle));
-            let started = std::thread::Builder::new()
-                .name("xcsh-pack-worker".into())
-                .spawn(move || {
-                    loop {
-                        let job = lock(&queue).recv();
-                        match job {
-                            Ok(job) => job(),
-                            Err(_) => return,
-                        }
-                        idle.fetch_add(1, Ordering::AcqRel);
-                    }
-                });
-            if let Err(error) = started {
-                tracing::error!(%error, "cannot start a worker thread");
-            }
-        }
-        let _ = self.jobs.send(Box::new(job));
-    }
-}
 
 /// The pack's tools, its pushed actions and the calls in flight.
 struct Server {
@@ -227,7 +224,6 @@ struct Server {
     cwd: PathBuf,
     actions: Arc<Mutex<HashMap<u64, PendingEntry>>>,
     cancels: Arc<Mutex<HashMap<u64, CancellationToken>>>,
-    workers: Workers,
     // Keeps the pack's store and the push forwarding alive.
     _session: Arc<Session>,
     _forwarding: xcsh_core::Subscription,
@@ -266,13 +262,13 @@ impl Server {
             cwd,
             actions,
             cancels: Arc::new(Mutex::new(HashMap::new())),
-            workers: Workers::new(),
             _session: session,
             _forwarding: forwarding,
         }
     }
 
-    fn handle(&self, request: Request) {
+    /// Handles a quick request at once; returns the work of a long one.
+    fn handle(&self, request: Request) -> Option<Job> {
         match request {
             Request::Call {
                 id,
@@ -284,11 +280,12 @@ impl Server {
                 if let Some(token) = lock(&self.cancels).get(&id) {
                     token.cancel();
                 }
+                None
             }
             Request::Apply { id, action, reason } => {
                 let entry = lock(&self.actions).get(&action).cloned();
                 let writer = Arc::clone(&self.writer);
-                self.workers.run(move || {
+                Some(Box::new(move || {
                     let outcome = match entry {
                         Some(entry) => {
                             into_outcome(guarded(|| entry.action().apply(&reason)), |o| {
@@ -298,12 +295,12 @@ impl Server {
                         None => unknown_action(action),
                     };
                     writer.send(&Reply::Done { id, outcome });
-                });
+                }))
             }
             Request::Reject { id, action, reason } => {
                 let entry = lock(&self.actions).remove(&action);
                 let writer = Arc::clone(&self.writer);
-                self.workers.run(move || {
+                Some(Box::new(move || {
                     let outcome = match entry {
                         Some(entry) => {
                             match guarded(|| entry.action().reject(&reason).unwrap_or(Ok(None))) {
@@ -315,16 +312,20 @@ impl Server {
                         None => unknown_action(action),
                     };
                     writer.send(&Reply::Done { id, outcome });
-                });
+                }))
             }
             Request::Forget { action } => {
                 lock(&self.actions).remove(&action);
+                None
             }
-            Request::Open(_) => tracing::warn!("ignored a second request to open a pack"),
+            Request::Open(_) => {
+                tracing::warn!("ignored a second request to open a pack");
+                None
+            }
         }
     }
 
-    fn call(&self, id: u64, tool: String, call_id: String, arguments_json: String) {
+    fn call(&self, id: u64, tool: String, call_id: String, arguments_json: String) -> Option<Job> {
         let Some(tool) = self.tools.get(&tool).cloned() else {
             let message = format!("Unknown tool: {tool}");
             self.writer.send(&Reply::Done {
@@ -334,7 +335,7 @@ impl Server {
                     details_json: None,
                 },
             });
-            return;
+            return None;
         };
         let token = CancellationToken::new();
         lock(&self.cancels).insert(id, token.clone());
@@ -348,14 +349,14 @@ impl Server {
                 });
             }));
         let (writer, cancels) = (Arc::clone(&self.writer), Arc::clone(&self.cancels));
-        self.workers.run(move || {
+        Some(Box::new(move || {
             let result = serde_json::from_str::<Value>(&arguments_json)
                 .map_err(|e| ToolError::new(format!("arguments are not JSON: {e}")))
                 .and_then(|arguments| guarded(|| tool.execute(arguments, &context)));
             lock(&cancels).remove(&id);
             let outcome = into_outcome(result, |o| Outcome::Output(wire::output_to_wire(&o)));
             writer.send(&Reply::Done { id, outcome });
-        });
+        }))
     }
 }
 

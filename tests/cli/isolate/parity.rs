@@ -251,3 +251,22 @@ fn load_failures_and_conflicts_read_the_same_isolated() {
     assert_eq!(in_process.len(), 4, "{in_process:#?}");
     assert_eq!(load_problems(Mode::Isolated), in_process);
 }
+
+#[test]
+fn calls_to_one_isolated_pack_run_concurrently() {
+    let agent = TestAgent::new(&["fixture-hostile"], &[], Options::default());
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        let blocked = scope.spawn(|| agent.call("block", json!({"ms": 1500})));
+        std::thread::sleep(Duration::from_millis(100));
+        let pushed = agent.call("push_marker", json!({"tag": "beside"}));
+        assert_eq!(pushed.text(), "pushed beside");
+        assert!(
+            started.elapsed() < Duration::from_millis(1200),
+            "the second call waited for the first: {:?}",
+            started.elapsed()
+        );
+        assert_eq!(agent.pending(), ["Marker: beside"]);
+        assert_eq!(blocked.join().unwrap().text(), "woke up");
+    });
+}
