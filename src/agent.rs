@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use xcsh_core::{CallLimits, DEFAULT_MAX_RESULT_BYTES, RESOLVE_TOOL_NAME, RegistryError, Session};
-use xcsh_loader::{HostBinding, LoadReport, LoadedPack, PackLoader, TrustPolicy};
+use xcsh_loader::{LoadReport, LoadedPack, TrustPolicy};
+
+use crate::isolate::{IsolatedInfo, IsolationPolicy, Loaded, SessionLoader};
 
 use crate::sources::{Discovery, Settings, SourceWarning};
 
@@ -28,6 +30,8 @@ pub struct RunPolicy {
     pub allow_outside_root: bool,
     /// The most bytes of one result passed on; `None`: no cap.
     pub max_result_bytes: Option<usize>,
+    /// Which packs run in a process of their own.
+    pub isolation: IsolationPolicy,
 }
 
 impl Default for RunPolicy {
@@ -37,6 +41,7 @@ impl Default for RunPolicy {
             tool_timeout: Some(DEFAULT_TOOL_TIMEOUT),
             allow_outside_root: false,
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
+            isolation: IsolationPolicy::default(),
         }
     }
 }
@@ -73,6 +78,7 @@ impl RunPolicy {
             tool_timeout: (!timeout.is_zero()).then_some(timeout),
             allow_outside_root: false,
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
+            isolation: IsolationPolicy::new(settings.isolation.as_ref(), false),
         }
     }
 
@@ -114,15 +120,31 @@ pub fn start_session(
     packs: &[PathBuf],
     policy: &RunPolicy,
 ) -> Result<(Session, LoadReport), RegistryError> {
+    let (session, loaded) = start_session_loaded(cwd, packs, policy)?;
+    Ok((session, loaded.report))
+}
+
+/// [`start_session`], saying which packs run isolated.
+///
+/// # Errors
+///
+/// See [`start_session`].
+pub fn start_session_loaded(
+    cwd: &Path,
+    packs: &[PathBuf],
+    policy: &RunPolicy,
+) -> Result<(Session, Loaded), RegistryError> {
     let session = Session::new(cwd).with_limits(policy.limits());
     let ast_edit =
         xcsh_ast_edit::AstEditOptions::default().allow_outside_root(policy.allow_outside_root);
     xcsh_ast_edit::register_builtins_with(&session, ast_edit)?;
-    let binding = HostBinding::for_session(&session);
-    let report = PackLoader::new()
-        .with_trust(policy.trust.clone())
-        .load(&session, &binding, packs);
-    Ok((session, report))
+    let loaded = SessionLoader {
+        trust: &policy.trust,
+        isolation: &policy.isolation,
+        timeout: policy.tool_timeout,
+    }
+    .load(&session, packs);
+    Ok((session, loaded))
 }
 
 /// Where a registered tool comes from.
@@ -143,6 +165,8 @@ pub struct Agent {
     pub report: LoadReport,
     /// Sources that named nothing usable.
     pub warnings: Vec<SourceWarning>,
+    /// The packs that run in a process of their own.
+    pub isolated: Vec<IsolatedInfo>,
 }
 
 impl Agent {
@@ -156,12 +180,18 @@ impl Agent {
         discovery: Discovery,
         policy: &RunPolicy,
     ) -> Result<Self, RegistryError> {
-        let (session, report) = start_session(cwd, &discovery.packs, policy)?;
+        let (session, loaded) = start_session_loaded(cwd, &discovery.packs, policy)?;
         Ok(Self {
             session,
-            report,
+            report: loaded.report,
             warnings: discovery.warnings,
+            isolated: loaded.isolated,
         })
+    }
+
+    /// How the pack loaded from `path` runs isolated; `None` if in-process.
+    pub fn isolation(&self, path: &Path) -> Option<&IsolatedInfo> {
+        self.isolated.iter().find(|info| info.path == path)
     }
 
     /// Where the tool called `name` comes from.

@@ -11,7 +11,7 @@ use tracing::Level;
 use crate::agent::{Agent, RunPolicy};
 use crate::cli::{Cli, Command, PackCommand};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{mcp, repl, run, template, tools, trust};
+use crate::{isolate, mcp, repl, run, template, tools, trust};
 
 /// Runs the command line of this process.
 ///
@@ -33,9 +33,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
         | Command::Repl(_)
         | Command::Mcp(_)
         | Command::Pack(_)
-        | Command::Trust(_) => Level::WARN,
+        | Command::Trust(_)
+        | Command::PackHost(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
+    if let Command::PackHost(_) = cli.command {
+        crate::isolate::serve::serve()?;
+        return Ok(ExitCode::SUCCESS);
+    }
 
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let Command::Trust(args) = &cli.command {
@@ -55,6 +60,11 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let mut policy = RunPolicy::new(cli.packs().tool_timeout, &collected.settings)
         .with_max_result_bytes(cli.packs().max_result_bytes);
     policy.allow_outside_root = cli.packs().allow_outside_root;
+    policy.isolation.all |= cli.packs().isolate
+        || isolate::policy::env_asks_for_isolation(
+            std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
+        );
+    policy.isolation.verbosity = cli.verbose;
     let agent =
         Agent::start(&cwd, discovery, &policy).context("cannot register the built-in tools")?;
 
@@ -64,6 +74,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => mcp::serve(agent)?,
         Command::Pack(_) | Command::Trust(_) => unreachable!("handled before any pack loads"),
+        Command::PackHost(_) => unreachable!("served above"),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -43,6 +43,7 @@ impl Cli {
                     std::sync::LazyLock::new(PackArgs::default);
                 &NONE
             }
+            Command::PackHost(args) => &args.packs,
         }
     }
 }
@@ -74,6 +75,10 @@ pub struct PackArgs {
     /// a truncation note (0: no cap). Default: 1048576 (1 MiB).
     #[arg(long = "max-result-bytes", value_name = "BYTES")]
     pub max_result_bytes: Option<usize>,
+    /// Run every tool pack in a process of its own (also XCSH_ISOLATE=1;
+    /// the config's [isolation] table chooses per pack).
+    #[arg(long)]
+    pub isolate: bool,
 }
 
 /// A non-negative number of seconds.
@@ -104,6 +109,10 @@ pub enum Command {
     /// Write tool packs (loads none).
     #[command(subcommand)]
     Pack(PackCommand),
+    /// Serves one isolated tool pack to the agent that started it, over
+    /// standard input and output (started by xcsh itself).
+    #[command(name = "pack-host", hide = true)]
+    PackHost(PackHostArgs),
 }
 
 /// Options of `xcsh trust`.
@@ -143,6 +152,14 @@ pub struct PackNewArgs {
     /// it, and on its sibling xcsh-pack-test, by path.
     #[arg(long, value_name = "DIR")]
     pub api_path: Option<PathBuf>,
+}
+
+/// `xcsh pack-host` takes no options: the agent sends what to open.
+#[derive(Debug, Args)]
+pub struct PackHostArgs {
+    /// Always empty: a pack process loads only the pack it is sent.
+    #[arg(skip)]
+    pub packs: PackArgs,
 }
 
 /// Options of `xcsh tools`.

@@ -8,6 +8,10 @@
 //! # Optional: load only these packs, each pinned to its SHA-256.
 //! [allow_list]
 //! "packs/libbatch_rename.so" = "9f86d081884c7d65…"
+//!
+//! # User config only: packs in processes of their own (see `isolate::policy`).
+//! [isolation.packs."packs/libweather.so"]
+//! capabilities = ["network"]
 //! ```
 //!
 //! Relative paths resolve against the directory holding the config file.
@@ -18,6 +22,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use serde::Deserialize;
+
+use crate::isolate::IsolationConfig;
 
 /// The file name looked for in `.xcsh/` and in the user's `xcsh` config
 /// directory.
@@ -43,6 +49,10 @@ pub struct Config {
     /// (a pack must be on both).
     #[serde(default)]
     pub allow_list: Option<BTreeMap<PathBuf, String>>,
+    /// Which packs run in a process of their own, and what they may do
+    /// there (read from the user's config file only).
+    #[serde(default)]
+    pub isolation: Option<IsolationConfig>,
 }
 
 impl Config {
@@ -112,6 +122,7 @@ impl Config {
                     .map(|(path, hash)| (base.join(path), hash))
                     .collect()
             }),
+            isolation: self.isolation.map(|table| table.relative_to(base)),
         }
     }
 }
@@ -132,7 +143,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),

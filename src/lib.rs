@@ -9,6 +9,7 @@
 //! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`]: the subcommands; [`render`]: `--pretty`;
 //! - [`template`]: `xcsh pack new`, a new tool-pack crate;
 //! - [`escape`]: control characters made visible in everything people read;
+//! - [`isolate`]: packs in processes of their own (`--isolate`);
 //! - [`app`]: the whole command line, start to finish.
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
@@ -19,6 +20,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod escape;
+pub mod isolate;
 pub mod logging;
 pub mod mcp;
 pub mod project;

@@ -124,6 +124,8 @@ pub struct Settings {
     pub tool_timeout: Option<Duration>,
     /// The user's config's `allow_list` entries; `None` when it has none.
     pub allow_list: Option<Vec<(PathBuf, String)>>,
+    /// The user's config's `[isolation]` table (a project's is ignored).
+    pub isolation: Option<crate::isolate::IsolationConfig>,
     /// A trusted project's settings, which only tighten the user's.
     pub project: ProjectSettings,
 }
@@ -209,6 +211,13 @@ pub fn collect(
             Verdict::Trusted { config, record } => {
                 tracing::info!(dir = %project.dir.display(), "trusted project");
                 if let Some(config) = &config {
+                    if config.isolation.is_some() {
+                        // Isolation grants capabilities: the user's policy alone.
+                        tracing::warn!(
+                            "Ignoring [isolation] in {}: isolation is set in the user's config file only",
+                            project.config.display()
+                        );
+                    }
                     settings.project.tool_timeout =
                         config_timeout(&project.config, config.tool_timeout_secs)?;
                     settings.project.allow_list = config.allow_list.as_ref().map(|list| {
@@ -229,6 +238,7 @@ pub fn collect(
         tracing::info!(path = %path.display(), "read config file");
         settings.tool_timeout = config_timeout(&path, config.tool_timeout_secs)?;
         settings.allow_list = config.allow_list.map(|list| list.into_iter().collect());
+        settings.isolation = config.isolation;
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));

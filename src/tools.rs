@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::agent::{Agent, ToolSource};
 use crate::cli::ToolsArgs;
 use crate::escape;
+use crate::isolate::sandbox;
 use crate::render::count;
 
 /// Prints the tools and the load report.
@@ -43,12 +44,21 @@ pub fn to_text(agent: &Agent) -> String {
             let source = match agent.tool_source(tool.name()) {
                 ToolSource::BuiltIn if tool.hidden() => "built-in, hidden".to_owned(),
                 ToolSource::BuiltIn => "built-in".to_owned(),
-                ToolSource::Pack(pack) => format!(
-                    "{} {} ({})",
-                    escape::line(&pack.name),
-                    escape::line(&pack.version),
-                    escape::line(&pack.path.display().to_string())
-                ),
+                ToolSource::Pack(pack) => {
+                    let mut source = format!(
+                        "{} {} ({})",
+                        escape::line(&pack.name),
+                        escape::line(&pack.version),
+                        escape::line(&pack.path.display().to_string())
+                    );
+                    if let Some(isolated) = agent.isolation(&pack.path) {
+                        source.push_str(&format!(
+                            ", isolated, {}",
+                            escape::line(&sandbox::describe(&isolated.sandbox))
+                        ));
+                    }
+                    source
+                }
             };
             [
                 escape::line(tool.name()).into_owned(),
@@ -111,12 +121,18 @@ pub fn to_json(agent: &Agent) -> Value {
         .map(|tool| {
             let source = match agent.tool_source(tool.name()) {
                 ToolSource::BuiltIn => json!({"kind": "built-in"}),
-                ToolSource::Pack(pack) => json!({
-                    "kind": "pack",
-                    "pack": pack.name,
-                    "version": pack.version,
-                    "path": pack.path,
-                }),
+                ToolSource::Pack(pack) => {
+                    let mut source = json!({
+                        "kind": "pack",
+                        "pack": pack.name,
+                        "version": pack.version,
+                        "path": pack.path,
+                    });
+                    if let Some(isolated) = agent.isolation(&pack.path) {
+                        source["isolated"] = sandbox::describe(&isolated.sandbox).into();
+                    }
+                    source
+                }
             };
             json!({
                 "name": tool.name(),

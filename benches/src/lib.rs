@@ -11,6 +11,7 @@
 //! | `call` | one tool call through the session, and through the ABI alone | the same tool code called directly |
 //! | `resolve` | a pack pushes an action, `resolve` applies it | bare store push + pop |
 //! | `startup` | `xcsh tools` with 0/10/100 packs, wall time and peak RSS | `xcsh tools` with no pack |
+//! | `isolate` | a call, a push + `resolve` cycle and `xcsh tools` start-up with the pack isolated | the same in-process |
 //!
 //! Run them all with `benches/run.sh` (see `BENCHMARKS.md`). Nothing here
 //! is for use outside the benchmarks.

@@ -151,6 +151,10 @@ pub enum LoadError {
         /// What is wrong, e.g. `label() panicked: boom`.
         reason: String,
     },
+    /// The pack runs isolated, and its own process could not start, refused
+    /// it (the loader's one-line cause, checked there) or ended opening it.
+    #[error("{0}")]
+    Isolated(String),
 }
 
 /// Longest cause kept in a one-line error.

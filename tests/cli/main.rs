@@ -7,6 +7,7 @@ mod crash;
 mod discovery;
 mod display;
 mod hardening;
+mod isolate;
 mod limits;
 mod mcp;
 mod mcp_wire;

@@ -12,12 +12,13 @@ use xcsh_test_support::{MCP_SDK, mcp_python};
 
 use crate::support::{Env, XCSH, arg, batch_rename};
 
-/// What the Python client saw, as JSON.
-fn run_client(env: &Env) -> Value {
+/// What the Python client saw, as JSON; `options` go to `xcsh mcp`.
+fn run_client(env: &Env, options: &[&str]) -> Value {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/mcp_client.py");
     let python = mcp_python();
     let output = Command::new(python)
         .args([script, XCSH, arg(&batch_rename()), arg(env.work())])
+        .args(options)
         .env("HOME", env.home.path())
         .env_remove("XCSH_PLUGIN_PATH")
         .env_remove("RUST_LOG")
@@ -53,11 +54,21 @@ const DISCARDED_AT_END: &str =
 
 #[test]
 fn an_mcp_client_previews_resolves_and_is_told_when_resolve_comes_and_goes() {
+    mcp_session_over(&[]);
+}
+
+#[test]
+fn an_mcp_client_sees_the_same_with_the_pack_isolated() {
+    mcp_session_over(&["--isolate"]);
+}
+
+/// The whole client session, with `options` for `xcsh mcp`.
+fn mcp_session_over(options: &[&str]) {
     let env = Env::new();
     for file in ["draft-a.md", "draft-b.md", "notes.txt", "modern.txt"] {
         env.write(file, file);
     }
-    let seen = run_client(&env);
+    let seen = run_client(&env, options);
     let old = &seen["handshake"];
 
     // initialize

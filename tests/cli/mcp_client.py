@@ -1,8 +1,9 @@
 """Drives `xcsh mcp` with the official MCP Python SDK, as a real client would.
 
-Usage: mcp_client.py XCSH PACK WORKDIR
+Usage: mcp_client.py XCSH PACK WORKDIR [XCSH-OPTION...]
 
-Spawns `XCSH mcp --plugin PACK` in WORKDIR over stdio twice:
+Spawns `XCSH mcp [XCSH-OPTION...] --plugin PACK` in WORKDIR over stdio twice
+(e.g. with `--isolate`, the pack in a process of its own):
 
 - "handshake": opens with `initialize` (the revisions up to 2025-11-25 that
   deployed clients speak), lists tools, previews and resolves batch renames
@@ -39,6 +40,8 @@ except ImportError as error:  # pragma: no cover - reported by the Rust test
 STEP_TIMEOUT = 10.0
 RUN_TIMEOUT = 60.0
 LIST_CHANGED = "notifications/tools/list_changed"
+# Options for `xcsh mcp` after the three positional arguments.
+EXTRA_ARGS: list[str] = sys.argv[4:]
 
 
 class Notifications:
@@ -96,7 +99,7 @@ async def protocol_error(client: Client, method: str, params: dict[str, Any] | N
 
 async def session(xcsh: str, pack: str, work: str, errlog: Any) -> dict[str, Any]:
     notes = Notifications()
-    server = StdioServerParameters(command=xcsh, args=["mcp", "--plugin", pack], cwd=work)
+    server = StdioServerParameters(command=xcsh, args=["mcp", *EXTRA_ARGS, "--plugin", pack], cwd=work)
     out: dict[str, Any] = {}
     async with Client(
         stdio_client(server, errlog=errlog),
@@ -159,7 +162,7 @@ async def next_event(subscription: Any) -> str:
 
 
 async def modern_session(xcsh: str, pack: str, work: str, errlog: Any) -> dict[str, Any]:
-    server = StdioServerParameters(command=xcsh, args=["mcp", "--plugin", pack], cwd=work)
+    server = StdioServerParameters(command=xcsh, args=["mcp", *EXTRA_ARGS, "--plugin", pack], cwd=work)
     out: dict[str, Any] = {}
     async with Client(
         stdio_client(server, errlog=errlog), mode="auto", read_timeout_seconds=STEP_TIMEOUT

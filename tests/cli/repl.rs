@@ -11,10 +11,23 @@ use crate::support::{Env, arg, batch_rename};
 
 #[test]
 fn preview_then_apply_round_trip() {
+    round_trip(&[]);
+}
+
+#[test]
+fn preview_then_apply_round_trip_with_the_pack_isolated() {
+    round_trip(&["--isolate"]);
+}
+
+/// The round trip with `options` for `xcsh repl`.
+fn round_trip(options: &[&str]) {
     let env = Env::new();
     env.write("draft.md", "text");
     let pack = batch_rename();
-    let mut command = env.command(&["repl", "--plugin", arg(&pack)]);
+    let mut args = vec!["repl"];
+    args.extend_from_slice(options);
+    args.extend(["--plugin", arg(&pack)]);
+    let mut command = env.command(&args);
     command.env("TERM", "xterm");
     let mut repl = Session::spawn(command).expect("spawn xcsh repl in a pty");
     repl.set_expect_timeout(Some(Duration::from_secs(30)));

@@ -24,6 +24,7 @@ pub const PACKS: &[&str] = &[
     "fixture-raw-abi",
     "fixture-crashy",
     "fixture-load-marker",
+    "fixture-sandbox-probe",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).

@@ -1,0 +1,195 @@
+//! Figure 5, isolation: the same benchmark-pack calls in-process and in an
+//! isolated pack's own process, in one run, and the start-up of an
+//! isolated pack against the same pack in-process.
+//!
+//! - one `noop` call through `Session::execute` (in-process: the ABI
+//!   crossing; isolated: a frame each way over the pipes, a worker thread
+//!   in the pack's process, and the ABI crossing there);
+//! - one push + `resolve` cycle: a `stage` call pushing one action, then
+//!   `resolve` applying it (isolated: the push crosses back before the
+//!   call's reply, and the apply crosses again);
+//! - start-up: `xcsh tools --plugin PACK` as a whole process, with and
+//!   without `--isolate` (isolated: the pack's process is started, opens
+//!   the pack and sandboxes itself; `xcsh tools` waits for its tool list).
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use criterion::{BenchmarkId, Criterion};
+use serde_json::json;
+use xcsh::agent::{DEFAULT_TOOL_TIMEOUT, RunPolicy, start_session};
+use xcsh::isolate::IsolationPolicy;
+use xcsh_bench_pack::base_name;
+use xcsh_benches::report::{Row, Target, save_section, timing_table};
+use xcsh_benches::{bench_pack_path, xcsh_binary};
+use xcsh_core::{Session, ToolCall};
+
+/// A session with the benchmark pack, in one mode.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    session: Session,
+    noop: ToolCall,
+    stage: ToolCall,
+    resolve: ToolCall,
+}
+
+impl Fixture {
+    /// `isolated` or not; `limited` with the default call time limit
+    /// (in-process, a limited call runs on a thread of its own).
+    fn new(xcsh: &Path, isolated: bool, limited: bool) -> Self {
+        let dir = tempfile::tempdir().expect("a working directory");
+        let policy = RunPolicy {
+            isolation: IsolationPolicy {
+                all: isolated,
+                host_exe: Some(xcsh.to_path_buf()),
+                ..IsolationPolicy::default()
+            },
+            tool_timeout: limited.then_some(DEFAULT_TOOL_TIMEOUT),
+            ..RunPolicy::default()
+        };
+        let (session, report) =
+            start_session(dir.path(), &[bench_pack_path().to_path_buf()], &policy)
+                .expect("a session");
+        assert!(report.problems().is_empty(), "{:?}", report.problems());
+        let named = |base: &str| {
+            report.loaded[0]
+                .tools
+                .iter()
+                .find(|name| base_name(name) == base)
+                .unwrap_or_else(|| panic!("the benchmark pack has no {base}"))
+                .clone()
+        };
+        Self {
+            noop: ToolCall::new("bench-noop", named("noop"), json!({})),
+            stage: ToolCall::new("bench-stage", named("stage"), json!({"count": 1})),
+            resolve: ToolCall::new(
+                "bench-resolve",
+                "resolve",
+                json!({"action": "apply", "reason": "benchmark"}),
+            ),
+            _dir: dir,
+            session,
+        }
+    }
+
+    fn run(&self, call: &ToolCall) {
+        let result = self.session.execute(call);
+        assert!(!result.is_error, "{}", result.text());
+        black_box(result);
+    }
+
+    fn cycle(&self) {
+        self.run(&self.stage);
+        self.run(&self.resolve);
+        black_box(self.session.take_messages());
+    }
+}
+
+/// `xcsh tools [--isolate] --plugin PACK`, as a whole process.
+fn tools(xcsh: &Path, pack: &Path, home: &Path, isolated: bool) {
+    let mut command = Command::new(xcsh);
+    command.arg("tools");
+    if isolated {
+        command.arg("--isolate");
+    }
+    let output = command
+        .arg("--plugin")
+        .arg(pack)
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env_remove("XCSH_PLUGIN_PATH")
+        .env_remove("XCSH_ISOLATE")
+        .output()
+        .expect("run xcsh tools");
+    assert!(output.status.success(), "xcsh tools failed: {output:?}");
+}
+
+fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
+    let fixtures = [
+        ("in_process", Fixture::new(xcsh, false, true)),
+        ("in_process_unlimited", Fixture::new(xcsh, false, false)),
+        ("isolated", Fixture::new(xcsh, true, true)),
+    ];
+    let mut group = c.benchmark_group("isolate");
+    for (mode, fixture) in &fixtures {
+        group.bench_function(BenchmarkId::new("call", mode), |b| {
+            b.iter(|| fixture.run(&fixture.noop));
+        });
+        group.bench_function(BenchmarkId::new("cycle", mode), |b| {
+            b.iter(|| fixture.cycle())
+        });
+    }
+    group.finish();
+
+    let pack: PathBuf = bench_pack_path().to_path_buf();
+    let home = tempfile::tempdir().expect("a home directory");
+    let mut group = c.benchmark_group("isolate_startup");
+    group.sample_size(20);
+    group.bench_function("in_process", |b| {
+        b.iter(|| tools(xcsh, &pack, home.path(), false));
+    });
+    group.bench_function("isolated", |b| {
+        b.iter(|| tools(xcsh, &pack, home.path(), true));
+    });
+    group.finish();
+}
+
+fn main() {
+    let Some(xcsh) = xcsh_binary() else {
+        save_section(
+            "5-isolate",
+            "### 5. Isolation\n\nNot measured: the `xcsh` binary did not build.\n",
+        );
+        return;
+    };
+    let mut criterion = Criterion::default().configure_from_args();
+    bench_isolation(&mut criterion, &xcsh);
+    criterion.final_summary();
+
+    let rows = [
+        Row::new(
+            "`noop` call, isolated vs in-process (both with the default time limit)",
+            "isolate/call/isolated",
+            "isolate/call/in_process",
+        )
+        .target(Target::Overhead(50_000.0)),
+        Row::new(
+            "`noop` call, isolated vs in-process without a time limit",
+            "isolate/call/isolated",
+            "isolate/call/in_process_unlimited",
+        )
+        .target(Target::Overhead(50_000.0)),
+        Row::new(
+            "`stage` push 1 + `resolve` apply, isolated vs in-process (time limit)",
+            "isolate/cycle/isolated",
+            "isolate/cycle/in_process",
+        ),
+        Row::new(
+            "`stage` push 1 + `resolve` apply, isolated vs in-process without a time limit",
+            "isolate/cycle/isolated",
+            "isolate/cycle/in_process_unlimited",
+        ),
+        Row::new(
+            "`xcsh tools --plugin PACK` start-up, `--isolate` vs in-process",
+            "isolate_startup/isolated",
+            "isolate_startup/in_process",
+        )
+        .target(Target::Overhead(5_000_000.0)),
+    ];
+    save_section(
+        "5-isolate",
+        &format!(
+            "### 5. Isolation\n\nThe benchmark pack in-process (baseline) and isolated in its own \
+             process (`--isolate`), in the same run: one `noop` call through the session, one \
+             push + `resolve` cycle (a `stage` call pushing one action, then `resolve` applying \
+             it), and `xcsh tools --plugin PACK` as a whole process. With a time limit (the \
+             default, 300 s) an in-process call runs on a thread of its own, so the in-process \
+             baseline is given with and without one; an isolated call is limited either way, \
+             by the agent waiting at most that long for its reply.\n\n{}",
+            timing_table(&rows)
+        ),
+    );
+}

@@ -1,0 +1,47 @@
+//! The wire contract between the xcsh agent and an isolated tool pack's
+//! process.
+//!
+//! An isolated pack runs in a child process (the same `xcsh` binary, a
+//! hidden subcommand) that opens the pack with the same loader and checks,
+//! and serves its tools over its standard input and output. This crate is
+//! what both ends agree on, and nothing else: no process handling, no
+//! loading. Messages are serde types encoded with `postcard`, each in a
+//! length-delimited [frame](frame).
+//!
+//! The conversation:
+//!
+//! 1. the host sends a [`Hello`] with [`PROTOCOL_VERSION`]; the child answers
+//!    with its own [`Hello`] and stops if the versions differ
+//!    ([`Hello::is_compatible_with`]);
+//! 2. the host sends [`Request::Open`]; the child sandboxes itself, opens
+//!    the pack and answers [`Reply::Opened`] or [`Reply::OpenFailed`];
+//! 3. then any number of requests, each with a host-chosen id, answered by
+//!    [`Reply::Done`] with the same id, in any order. While a request runs
+//!    the child may send [`Reply::Progress`] for it and [`Reply::Pushed`]
+//!    for every pending action the pack pushes; a push is always sent
+//!    before the reply of the call that made it.
+//!
+//! ```
+//! use xcsh_isolate_protocol::{frame, Hello, PROTOCOL_VERSION};
+//!
+//! let mut wire = Vec::new();
+//! frame::write(&mut wire, &Hello::current()).unwrap();
+//! let hello: Hello = frame::read(&mut wire.as_slice(), &mut Vec::new()).unwrap().unwrap();
+//! assert!(hello.is_compatible_with(&Hello::current()));
+//! assert_eq!(hello.version, PROTOCOL_VERSION);
+//! ```
+//!
+//! Only the xcsh binary depends on this crate; tool-pack authors never see it.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod frame;
+mod hello;
+mod message;
+
+pub use frame::FrameError;
+pub use hello::{Hello, MAGIC, PROTOCOL_VERSION};
+pub use message::{
+    Block, Hints, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request, SandboxRequest,
+    SandboxStatus, ToolSpec,
+};

@@ -1,0 +1,241 @@
+//! The messages after the handshake.
+//!
+//! JSON (arguments, schemas, details) crosses as text, as it crosses the
+//! pack ABI: postcard is not self-describing, and both ends already hold it
+//! as text.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Host to child.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Request {
+    /// Sandbox the process and open the pack; sent once, after the hello.
+    Open(OpenPack),
+    /// Run a tool. Answered by [`Reply::Done`] with the same `id`.
+    Call {
+        /// The host's id for this request.
+        id: u64,
+        /// The tool's name.
+        tool: String,
+        /// The model's id for the call.
+        call_id: String,
+        /// The arguments, already validated against the tool's schema.
+        arguments_json: String,
+    },
+    /// Set the cancellation flag of request `id` (a call in flight).
+    Cancel {
+        /// The request to cancel.
+        id: u64,
+    },
+    /// Apply a pushed action. Answered by [`Reply::Done`].
+    Apply {
+        /// The host's id for this request.
+        id: u64,
+        /// The action, as [`PushedAction::action`] named it.
+        action: u64,
+        /// The model's reason.
+        reason: String,
+    },
+    /// Run a pushed action's reject code; the action is forgotten either
+    /// way. Answered by [`Reply::Done`] ([`Outcome::Nothing`] when the
+    /// reject returned nothing).
+    Reject {
+        /// The host's id for this request.
+        id: u64,
+        /// The action.
+        action: u64,
+        /// The model's reason.
+        reason: String,
+    },
+    /// The host dropped the action (applied, or discarded without reject
+    /// code): the child may free it. No reply.
+    Forget {
+        /// The action.
+        action: u64,
+    },
+}
+
+/// What [`Request::Open`] asks for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenPack {
+    /// The pack's library file (already checked by the host's trust policy).
+    pub path: PathBuf,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The sandbox to enter before opening the pack.
+    pub sandbox: SandboxRequest,
+    /// Address-space limit in bytes (`RLIMIT_AS`), set before the pack opens.
+    pub memory_limit: Option<u64>,
+}
+
+/// The sandbox the child enters before it opens the pack.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SandboxRequest {
+    /// Directories the pack may write beneath (the session's working
+    /// directory and temporary directory).
+    pub writable: Vec<PathBuf>,
+    /// Write anywhere (the `write-anywhere` capability).
+    pub write_anywhere: bool,
+    /// Open network connections (the `network` capability).
+    pub network: bool,
+    /// Refuse to open the pack unless the kernel enforces the sandbox.
+    pub required: bool,
+}
+
+/// What the kernel made of the sandbox request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SandboxStatus {
+    /// Every restriction asked for is enforced (Landlock, this ABI).
+    Enforced {
+        /// The Landlock ABI version in force.
+        abi: u32,
+    },
+    /// Some restrictions are enforced, others the kernel lacks.
+    Partial {
+        /// The Landlock ABI version in force.
+        abi: u32,
+    },
+    /// Nothing is enforced.
+    Unconfined {
+        /// Why, in a few words.
+        reason: String,
+    },
+}
+
+/// Child to host.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reply {
+    /// The pack is open.
+    Opened(Opened),
+    /// The pack could not be opened; the child exits after this.
+    OpenFailed {
+        /// The loader's one-line cause.
+        message: String,
+    },
+    /// The pack pushed a pending action (sent before the reply of the
+    /// call that pushed it).
+    Pushed(PushedAction),
+    /// A partial result of request `id`.
+    Progress {
+        /// The request.
+        id: u64,
+        /// The partial output.
+        output: Output,
+    },
+    /// Request `id` finished.
+    Done {
+        /// The request.
+        id: u64,
+        /// How it ended.
+        outcome: Outcome,
+    },
+}
+
+/// An opened pack: who it is, its tools, and its sandbox.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opened {
+    /// The pack's name.
+    pub name: String,
+    /// The pack's version.
+    pub version: String,
+    /// The library's canonical path.
+    pub path: PathBuf,
+    /// Its tools, in the pack's order.
+    pub tools: Vec<ToolSpec>,
+    /// The sandbox in force.
+    pub sandbox: SandboxStatus,
+}
+
+/// A tool as the host registers it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Name.
+    pub name: String,
+    /// Label.
+    pub label: String,
+    /// Description.
+    pub description: String,
+    /// The JSON schema of its arguments.
+    pub parameters_json: String,
+    /// What it says about its effects.
+    pub hints: Hints,
+}
+
+/// A tool's hints, as in `xcsh_core::ToolHints`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hints {
+    /// Only reads.
+    pub read_only: Option<bool>,
+    /// May destroy data.
+    pub destructive: Option<bool>,
+    /// Repeating it changes nothing more.
+    pub idempotent: Option<bool>,
+    /// Reaches outside the machine.
+    pub open_world: Option<bool>,
+}
+
+/// A pending action the pack pushed, as the host's store shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushedAction {
+    /// The child's id for the action.
+    pub action: u64,
+    /// Label.
+    pub label: String,
+    /// The tool that produced it.
+    pub source_tool_name: String,
+    /// Structured details.
+    pub details_json: Option<String>,
+    /// True when it has reject code.
+    pub has_reject: bool,
+}
+
+/// How a request ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// Success with output.
+    Output(Output),
+    /// Success without output (a reject that returned nothing).
+    Nothing,
+    /// An error result.
+    Error {
+        /// The message.
+        message: String,
+        /// Structured details.
+        details_json: Option<String>,
+    },
+}
+
+/// A tool, apply or reject output.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Output {
+    /// Content blocks, in order.
+    pub content: Vec<Block>,
+    /// Structured details.
+    pub details_json: Option<String>,
+}
+
+impl Output {
+    /// One text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![Block::Text(text.into())],
+            details_json: None,
+        }
+    }
+}
+
+/// One content block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Block {
+    /// Text.
+    Text(String),
+    /// A base64 image.
+    Image {
+        /// Base64 bytes.
+        data: String,
+        /// MIME type.
+        mime_type: String,
+    },
+}

@@ -1,0 +1,193 @@
+//! Loading a session's packs, each in-process or isolated as the policy
+//! says, in the order given: conflicts and the report read as if every
+//! pack loaded the same way.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use xcsh_core::{RegistryError, Session};
+use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus};
+use xcsh_loader::{
+    HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, ToolConflict,
+    TrustPolicy,
+};
+
+use super::pack::IsolatedPack;
+use super::policy::{Capability, IsolationPolicy, PackSettings};
+use super::process::StartSpec;
+use super::tool::IsolatedTool;
+
+/// An isolated pack as `xcsh tools` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IsolatedInfo {
+    /// The library's canonical path (as in the load report).
+    pub path: PathBuf,
+    /// The pack's name.
+    pub name: String,
+    /// The sandbox its process runs in.
+    pub sandbox: SandboxStatus,
+}
+
+/// What loading did: the report, and which packs run isolated.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// Loaded, failed and conflicting, in load order.
+    pub report: LoadReport,
+    /// The packs that run in their own process.
+    pub isolated: Vec<IsolatedInfo>,
+}
+
+/// How a session loads its packs.
+#[derive(Debug)]
+pub struct SessionLoader<'a> {
+    /// Which pack files may be opened.
+    pub trust: &'a TrustPolicy,
+    /// Which packs run isolated.
+    pub isolation: &'a IsolationPolicy,
+    /// The limit of each pack call, apply and reject.
+    pub timeout: Option<Duration>,
+}
+
+impl SessionLoader<'_> {
+    /// Loads `packs` into `session` in order. Consecutive in-process packs
+    /// load together through the loader; isolated ones start their
+    /// processes in parallel.
+    pub fn load(&self, session: &Session, packs: &[PathBuf]) -> Loaded {
+        let binding = HostBinding::for_session(session);
+        let mut loaded = Loaded::default();
+        let mut rest = packs;
+        while let Some(first) = rest.first() {
+            let isolated = self.isolation.settings_for(first).is_some();
+            let run = rest
+                .iter()
+                .take_while(|path| self.isolation.settings_for(path).is_some() == isolated)
+                .count();
+            let (group, after) = rest.split_at(run);
+            if isolated {
+                self.load_isolated(session, group, &mut loaded);
+            } else {
+                let report = PackLoader::new()
+                    .with_trust(self.trust.clone())
+                    .load(session, &binding, group);
+                loaded.report.extend(report);
+            }
+            rest = after;
+        }
+        loaded
+    }
+
+    fn load_isolated(&self, session: &Session, group: &[PathBuf], loaded: &mut Loaded) {
+        let started: Vec<_> = std::thread::scope(|scope| {
+            let starting: Vec<_> = group
+                .iter()
+                .map(|path| scope.spawn(move || self.start(session, path)))
+                .collect();
+            starting
+                .into_iter()
+                .map(|thread| {
+                    thread
+                        .join()
+                        .unwrap_or_else(|_| Err(LoadError::Isolated("its start panicked".into())))
+                })
+                .collect()
+        });
+        for (path, started) in group.iter().zip(started) {
+            match started.and_then(|(pack, tools)| register(session, pack, tools, loaded)) {
+                Ok(pack) => loaded.report.loaded.push(pack),
+                Err(error) => {
+                    let failure = LoadFailure {
+                        path: path.clone(),
+                        error,
+                    };
+                    tracing::warn!("{failure}");
+                    loaded.report.failures.push(failure);
+                }
+            }
+        }
+    }
+
+    fn start(
+        &self,
+        session: &Session,
+        path: &Path,
+    ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
+        std::fs::metadata(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
+        self.trust.check(path)?;
+        let settings = self
+            .isolation
+            .settings_for(path)
+            .unwrap_or_else(|| PackSettings {
+                capabilities: Vec::new(),
+                memory_limit: None,
+                require_sandbox: self.isolation.require_sandbox,
+            });
+        let exe = match &self.isolation.host_exe {
+            Some(exe) => exe.clone(),
+            None => std::env::current_exe().map_err(|e| {
+                LoadError::Isolated(format!("cannot find the xcsh executable to run it: {e}"))
+            })?,
+        };
+        let path = std::fs::canonicalize(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
+        let cwd = session.cwd().to_path_buf();
+        let spec = StartSpec {
+            exe,
+            verbosity: self.isolation.verbosity,
+            open: OpenPack {
+                path,
+                cwd: cwd.clone(),
+                sandbox: SandboxRequest {
+                    writable: vec![cwd, std::env::temp_dir()],
+                    write_anywhere: settings.capabilities.contains(&Capability::WriteAnywhere),
+                    network: settings.capabilities.contains(&Capability::Network),
+                    required: settings.require_sandbox,
+                },
+                memory_limit: settings.memory_limit,
+            },
+        };
+        IsolatedPack::start(spec, Arc::downgrade(session.store()), self.timeout)
+            .map_err(LoadError::Isolated)
+    }
+}
+
+/// Registers an isolated pack's tools, noting conflicts.
+fn register(
+    session: &Session,
+    pack: Arc<IsolatedPack>,
+    tools: Vec<xcsh_isolate_protocol::ToolSpec>,
+    loaded: &mut Loaded,
+) -> Result<LoadedPack, LoadError> {
+    let mut registered = Vec::new();
+    for (index, spec) in tools.into_iter().enumerate() {
+        let invalid = |reason: String| LoadError::InvalidTool {
+            index: index + 1,
+            reason,
+        };
+        let tool = IsolatedTool::new(spec, Arc::clone(&pack)).map_err(invalid)?;
+        let name = xcsh_core::Tool::name(&tool).to_owned();
+        match session.register_tool(Arc::new(tool)) {
+            Ok(()) => registered.push(name),
+            Err(RegistryError::Conflict { name }) => {
+                let conflict = ToolConflict {
+                    path: pack.path().to_path_buf(),
+                    name,
+                };
+                tracing::warn!(path = %pack.path().display(), "{conflict}");
+                loaded.report.conflicts.push(conflict);
+            }
+            Err(other) => return Err(invalid(other.to_string())),
+        }
+    }
+    tracing::info!(pack = pack.name(), tools = ?registered, sandbox = ?pack.sandbox(), "loaded isolated tool pack");
+    loaded.isolated.push(IsolatedInfo {
+        path: pack.path().to_path_buf(),
+        name: pack.name().to_owned(),
+        sandbox: pack.sandbox().clone(),
+    });
+    Ok(LoadedPack {
+        path: pack.path().to_path_buf(),
+        name: pack.name().to_owned(),
+        version: pack.version().to_owned(),
+        tools: registered,
+    })
+}

@@ -1,0 +1,254 @@
+//! Which packs run isolated, and with what: the `[isolation]` table of the
+//! user's config file, `--isolate` and `XCSH_ISOLATE=1`.
+//!
+//! ```toml
+//! [isolation]
+//! all = false              # isolate every pack (as --isolate does)
+//! require_sandbox = false  # refuse to run an isolated pack unconfined
+//! memory_limit_mb = 1024   # address-space limit of every isolated pack
+//!
+//! [isolation.packs."packs/libweather.so"]
+//! isolate = true                 # the default for a listed pack
+//! capabilities = ["network"]     # or "write-anywhere"
+//! memory_limit_mb = 256
+//! ```
+//!
+//! Isolation is the user's policy: the table is read from the user's
+//! config file only. A project's `.xcsh/config.toml` cannot grant a pack
+//! capabilities; its `[isolation]` table is ignored with a warning.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The environment variable that isolates every pack when `1` or `true`.
+pub const ISOLATE_ENV: &str = "XCSH_ISOLATE";
+
+/// True when the value of [`ISOLATE_ENV`] asks for isolation.
+pub fn env_asks_for_isolation(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+}
+
+/// The `[isolation]` table of a config file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IsolationConfig {
+    /// Isolate every pack.
+    #[serde(default)]
+    pub all: bool,
+    /// Refuse to run an isolated pack where the kernel offers no sandbox.
+    #[serde(default)]
+    pub require_sandbox: bool,
+    /// Address-space limit of every isolated pack, in MiB.
+    #[serde(default)]
+    pub memory_limit_mb: Option<u64>,
+    /// Per pack, by library path (relative to the config file's directory).
+    #[serde(default)]
+    pub packs: BTreeMap<PathBuf, PackIsolation>,
+}
+
+/// One pack's entry in `[isolation.packs]`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackIsolation {
+    /// Run it in its own process (default for a listed pack: yes).
+    #[serde(default = "yes")]
+    pub isolate: bool,
+    /// What its sandbox lets it do beyond the defaults.
+    #[serde(default)]
+    pub capabilities: Vec<Capability>,
+    /// Its address-space limit in MiB (wins over the table's).
+    #[serde(default)]
+    pub memory_limit_mb: Option<u64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What a config may grant an isolated pack beyond writing in the
+/// session's working and temporary directories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Capability {
+    /// Open network connections (TCP connect and bind).
+    Network,
+    /// Write anywhere the user may.
+    WriteAnywhere,
+}
+
+impl IsolationConfig {
+    /// The same table with pack paths made absolute against `base`.
+    pub fn relative_to(self, base: &Path) -> Self {
+        Self {
+            packs: self
+                .packs
+                .into_iter()
+                .map(|(path, pack)| (base.join(path), pack))
+                .collect(),
+            ..self
+        }
+    }
+}
+
+/// How the agent isolates packs, resolved from the user's config and the
+/// command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IsolationPolicy {
+    /// Isolate every pack (`--isolate`, `XCSH_ISOLATE=1` or `all = true`).
+    pub all: bool,
+    /// Refuse to run unconfined.
+    pub require_sandbox: bool,
+    /// The default memory limit, in bytes.
+    pub memory_limit: Option<u64>,
+    /// Per-pack entries, by canonical path where the file exists.
+    pub packs: Vec<(PathBuf, PackIsolation)>,
+    /// The `xcsh` executable that serves isolated packs (default: this
+    /// process's own executable).
+    pub host_exe: Option<PathBuf>,
+    /// `-v` count passed on to the packs' processes.
+    pub verbosity: u8,
+}
+
+/// What one isolated pack gets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackSettings {
+    /// Its granted capabilities.
+    pub capabilities: Vec<Capability>,
+    /// Its memory limit in bytes.
+    pub memory_limit: Option<u64>,
+    /// Refuse to run unconfined.
+    pub require_sandbox: bool,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+impl IsolationPolicy {
+    /// The policy from the user's `[isolation]` table (if any), isolating
+    /// every pack when `force_all` (the flag or the environment variable).
+    pub fn new(config: Option<&IsolationConfig>, force_all: bool) -> Self {
+        let config = config.cloned().unwrap_or_default();
+        Self {
+            all: force_all || config.all,
+            require_sandbox: config.require_sandbox,
+            memory_limit: config.memory_limit_mb.map(|mb| mb.saturating_mul(MIB)),
+            packs: config
+                .packs
+                .into_iter()
+                .map(|(path, pack)| (canonical(&path), pack))
+                .collect(),
+            host_exe: None,
+            verbosity: 0,
+        }
+    }
+
+    /// The settings of the pack at `path` if it runs isolated, `None` if it
+    /// runs in-process.
+    pub fn settings_for(&self, path: &Path) -> Option<PackSettings> {
+        let path = canonical(path);
+        let entry = self
+            .packs
+            .iter()
+            .find(|(listed, _)| *listed == path)
+            .map(|(_, pack)| pack);
+        let isolate = match entry {
+            Some(pack) => pack.isolate || self.all,
+            None => self.all,
+        };
+        isolate.then(|| PackSettings {
+            capabilities: entry.map(|p| p.capabilities.clone()).unwrap_or_default(),
+            memory_limit: entry
+                .and_then(|p| p.memory_limit_mb)
+                .map(|mb| mb.saturating_mul(MIB))
+                .or(self.memory_limit),
+            require_sandbox: self.require_sandbox,
+        })
+    }
+
+    /// True when no pack can run isolated under this policy.
+    pub fn is_off(&self) -> bool {
+        !self.all && self.packs.iter().all(|(_, pack)| !pack.isolate)
+    }
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<IsolationConfig, String> {
+        toml::from_str(text).map_err(|e| e.message().to_owned())
+    }
+
+    #[test]
+    fn a_listed_pack_is_isolated_with_its_capabilities_and_limit() {
+        let config = parse(
+            "memory_limit_mb = 64\n[packs.\"/p/a.so\"]\ncapabilities = [\"network\"]\n[packs.\"/p/b.so\"]\nmemory_limit_mb = 8\n[packs.\"/p/c.so\"]\nisolate = false\n",
+        )
+        .unwrap();
+        let policy = IsolationPolicy::new(Some(&config), false);
+        assert_eq!(
+            policy.settings_for(Path::new("/p/a.so")),
+            Some(PackSettings {
+                capabilities: vec![Capability::Network],
+                memory_limit: Some(64 * MIB),
+                require_sandbox: false,
+            })
+        );
+        assert_eq!(
+            policy
+                .settings_for(Path::new("/p/b.so"))
+                .unwrap()
+                .memory_limit,
+            Some(8 * MIB)
+        );
+        assert_eq!(policy.settings_for(Path::new("/p/c.so")), None);
+        assert_eq!(policy.settings_for(Path::new("/p/other.so")), None);
+        assert!(!policy.is_off());
+    }
+
+    #[test]
+    fn the_flag_isolates_every_pack_even_one_listed_as_in_process() {
+        let config = parse("[packs.\"/p/c.so\"]\nisolate = false\n").unwrap();
+        let policy = IsolationPolicy::new(Some(&config), true);
+        assert!(policy.settings_for(Path::new("/p/c.so")).is_some());
+        assert!(policy.settings_for(Path::new("/p/other.so")).is_some());
+        assert!(IsolationPolicy::new(None, false).is_off());
+    }
+
+    #[test]
+    fn unknown_capabilities_and_keys_are_refused() {
+        assert_eq!(
+            parse("[packs.\"a.so\"]\ncapabilities = [\"root\"]\n").unwrap_err(),
+            "unknown variant `root`, expected `network` or `write-anywhere`"
+        );
+        assert!(
+            parse("isolate_all = true\n")
+                .unwrap_err()
+                .contains("unknown field")
+        );
+    }
+
+    #[test]
+    fn the_environment_variable_takes_1_or_true() {
+        for (value, isolate) in [
+            ("1", true),
+            ("true", true),
+            ("TRUE", true),
+            ("0", false),
+            ("", false),
+        ] {
+            assert_eq!(
+                env_asks_for_isolation(Some(OsStr::new(value))),
+                isolate,
+                "{value}"
+            );
+        }
+        assert!(!env_asks_for_isolation(None));
+    }
+}

@@ -1,0 +1,112 @@
+//! What an isolated pack's process does to itself before it opens the
+//! pack: an address-space limit, then the Landlock sandbox.
+//!
+//! Runs on the child's only thread, before any other starts: Landlock
+//! restricts the calling thread and the threads and processes it starts
+//! afterwards.
+
+use xcsh_isolate_protocol::{SandboxRequest, SandboxStatus};
+
+/// Limits the process's address space to `bytes` (`RLIMIT_AS`): a runaway
+/// allocation in the pack then fails instead of exhausting the machine.
+///
+/// # Errors
+///
+/// The kernel refused the limit.
+pub fn limit_memory(bytes: u64) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{Resource, setrlimit};
+        setrlimit(Resource::RLIMIT_AS, bytes, bytes)
+            .map_err(|e| format!("cannot set the memory limit of {bytes} bytes: {e}"))
+    }
+    #[cfg(not(unix))]
+    {
+        Err(format!(
+            "memory limits ({bytes} bytes asked for) need a Unix system"
+        ))
+    }
+}
+
+/// Enters the sandbox `request` describes, as far as the kernel allows.
+///
+/// # Errors
+///
+/// The kernel has Landlock but refused the ruleset.
+pub fn enter(request: &SandboxRequest) -> Result<SandboxStatus, String> {
+    if request.write_anywhere && request.network {
+        return Ok(SandboxStatus::Unconfined {
+            reason: "granted network and write-anywhere".to_owned(),
+        });
+    }
+    landlock_enter(request)
+}
+
+#[cfg(target_os = "linux")]
+fn landlock_enter(request: &SandboxRequest) -> Result<SandboxStatus, String> {
+    use landlock::{
+        ABI, Access as _, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr as _,
+        RulesetCreatedAttr as _, RulesetStatus, path_beneath_rules,
+    };
+
+    let abi = ABI::V7;
+    let fail = |e: landlock::RulesetError| format!("cannot set up the Landlock sandbox: {e}");
+    let mut ruleset = Ruleset::default();
+    if !request.write_anywhere {
+        ruleset = ruleset
+            .handle_access(AccessFs::from_write(abi))
+            .map_err(fail)?;
+    }
+    if !request.network {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(fail)?;
+    }
+    let mut created = ruleset.create().map_err(fail)?;
+    if !request.write_anywhere {
+        // `/dev/null` too: writing to it is how programs discard output.
+        let writable = request
+            .writable
+            .iter()
+            .map(std::path::PathBuf::as_path)
+            .chain([std::path::Path::new("/dev/null")])
+            .filter(|path| path.exists());
+        created = created
+            .add_rules(path_beneath_rules(writable, AccessFs::from_write(abi)))
+            .map_err(fail)?;
+    }
+    let status = created.restrict_self().map_err(fail)?;
+    let abi = match status.landlock {
+        LandlockStatus::Available { effective_abi, .. } => effective_abi as u32,
+        LandlockStatus::NotEnabled | LandlockStatus::NotImplemented => 0,
+    };
+    Ok(match status.ruleset {
+        RulesetStatus::FullyEnforced => SandboxStatus::Enforced { abi },
+        RulesetStatus::PartiallyEnforced => SandboxStatus::Partial { abi },
+        RulesetStatus::NotEnforced => SandboxStatus::Unconfined {
+            reason: match status.landlock {
+                LandlockStatus::NotEnabled => "Landlock is not enabled in this kernel",
+                _ => "this kernel has no Landlock",
+            }
+            .to_owned(),
+        },
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn landlock_enter(_request: &SandboxRequest) -> Result<SandboxStatus, String> {
+    Ok(SandboxStatus::Unconfined {
+        reason: "no sandbox on this operating system".to_owned(),
+    })
+}
+
+/// How `xcsh tools` describes a sandbox status.
+pub fn describe(status: &SandboxStatus) -> String {
+    match status {
+        SandboxStatus::Enforced { abi } => format!("sandboxed (Landlock ABI {abi})"),
+        SandboxStatus::Partial { abi } => {
+            format!("partly sandboxed (Landlock ABI {abi} lacks some restrictions)")
+        }
+        SandboxStatus::Unconfined { reason } => format!("unconfined: {reason}"),
+    }
+}

@@ -1,0 +1,414 @@
+//! The child side: `xcsh pack-host` opens one pack with the same loader and
+//! checks as the agent, and serves its tools over its standard input and
+//! output. The agent starts it; people never run it by hand.
+//!
+//! Requests are read leader/follower style: the thread that reads a call
+//! runs it, and another reads on, so a long call never blocks a
+//! cancellation, another call, or an apply. Every push the pack makes is
+//! forwarded before the reply of the call that made it.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write as _};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use anyhow::{Context as _, bail};
+use serde_json::Value;
+use xcsh_core::{
+    CancellationToken, PendingEntry, Session, Tool, ToolContext, ToolError, panic_message,
+};
+use xcsh_isolate_protocol::{
+    Hello, OpenPack, Opened, Outcome, PushedAction, Reply, Request, SandboxStatus, ToolSpec, frame,
+};
+use xcsh_loader::{HostBinding, PackLoader};
+
+use super::{sandbox, wire};
+
+/// The hidden subcommand that serves one isolated pack.
+pub const SUBCOMMAND: &str = "pack-host";
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Serves one pack until the agent closes the pipe.
+///
+/// # Errors
+///
+/// The pipes cannot be set up, or the agent speaks another protocol.
+pub fn serve() -> anyhow::Result<()> {
+    let (input, output) = take_protocol_pipes()?;
+    let mut input = BufReader::new(input);
+    let mut output = BufWriter::new(output);
+    let mut buffer = Vec::new();
+    let hello: Hello = frame::read(&mut input, &mut buffer)?
+        .context("the agent closed the pipe before its hello")?;
+    frame::write(&mut output, &Hello::current())?;
+    output.flush()?;
+    if !Hello::current().is_compatible_with(&hello) {
+        bail!(
+            "the agent speaks isolation protocol {}, this process {}",
+            hello.version,
+            Hello::current().version
+        );
+    }
+    let Some(Request::Open(open)) = frame::read(&mut input, &mut buffer)? else {
+        bail!("the agent did not ask to open a pack");
+    };
+    let writer = Arc::new(Writer(Mutex::new(output)));
+    let server = match open_pack(&open) {
+        Ok((session, tools, opened)) => {
+            writer.send(&Reply::Opened(opened));
+            Server::new(Arc::clone(&writer), session, tools, open.cwd)
+        }
+        Err(message) => {
+            writer.send(&Reply::OpenFailed { message });
+            return Ok(());
+        }
+    };
+    let input = Arc::new(Input {
+        reader: Mutex::new((input, buffer)),
+        waiting: AtomicUsize::new(0),
+    });
+    lead(&Arc::new(server), &input)
+}
+
+/// The request pipe, read by one thread at a time.
+struct Input {
+    reader: Mutex<(BufReader<File>, Vec<u8>)>,
+    /// Threads waiting to read next.
+    waiting: AtomicUsize,
+}
+
+/// Reads requests and runs them, leader/follower style: the thread that
+/// reads a call runs it itself, after making sure another thread is there
+/// to read the next request. A call costs no hand-over to another thread,
+/// and one that never returns holds only its own thread.
+fn lead(server: &Arc<Server>, input: &Arc<Input>) -> anyhow::Result<()> {
+    loop {
+        input.waiting.fetch_add(1, Ordering::AcqRel);
+        let mut reading = lock(&input.reader);
+        input.waiting.fetch_sub(1, Ordering::AcqRel);
+        let (reader, buffer) = &mut *reading;
+        let request = match frame::read::<Request>(reader, buffer) {
+            Ok(Some(request)) => request,
+            // The agent is gone: so is this process, running calls included.
+            Ok(None) => std::process::exit(0),
+            Err(error) => bail!("reading a request: {error}"),
+        };
+        let Some(job) = server.handle(request) else {
+            continue;
+        };
+        drop(reading);
+        if input.waiting.load(Ordering::Acquire) == 0 {
+            let (server, input) = (Arc::clone(server), Arc::clone(input));
+            let started = std::thread::Builder::new()
+                .name("xcsh-pack-worker".into())
+                .spawn(move || {
+                    if let Err(error) = lead(&server, &input) {
+                        eprintln!("xcsh pack-host: {error:#}");
+                        std::process::exit(1);
+                    }
+                });
+            if let Err(error) = started {
+                tracing::error!(%error, "cannot start a thread to read requests");
+            }
+        }
+        job();
+    }
+}
+
+/// Moves the protocol off file descriptors 0 and 1, so a pack that prints
+/// to standard output (or reads standard input) cannot corrupt it: its
+/// output goes to stderr, its input is `/dev/null`.
+#[cfg(unix)]
+fn take_protocol_pipes() -> anyhow::Result<(File, File)> {
+    use nix::unistd::{dup, dup2_stdin, dup2_stdout};
+    let input = File::from(dup(std::io::stdin()).context("dup stdin")?);
+    let output = File::from(dup(std::io::stdout()).context("dup stdout")?);
+    dup2_stdout(std::io::stderr()).context("redirect stdout")?;
+    let null = File::open("/dev/null").context("open /dev/null")?;
+    dup2_stdin(&null).context("redirect stdin")?;
+    Ok((input, output))
+}
+
+#[cfg(not(unix))]
+fn take_protocol_pipes() -> anyhow::Result<(File, File)> {
+    bail!("isolated packs need a Unix system")
+}
+
+/// Sets the limits, enters the sandbox and opens the pack.
+/// An opened pack: its session (the store its pushes land in), its tools,
+/// and what the agent is told.
+type OpenedPack = (Session, Vec<Arc<dyn Tool>>, Opened);
+
+fn open_pack(open: &OpenPack) -> Result<OpenedPack, String> {
+    if let Some(limit) = open.memory_limit {
+        sandbox::limit_memory(limit)?;
+    }
+    let sandbox = sandbox::enter(&open.sandbox)?;
+    if open.sandbox.required
+        && let SandboxStatus::Unconfined { reason } = &sandbox
+        && !(open.sandbox.network && open.sandbox.write_anywhere)
+    {
+        return Err(format!(
+            "refusing to run it unconfined ({reason}): the config sets require_sandbox"
+        ));
+    }
+    let session = Session::new(&open.cwd);
+    let report = PackLoader::new().load(
+        &session,
+        &HostBinding::for_session(&session),
+        std::slice::from_ref(&open.path),
+    );
+    if let Some(failure) = report.failures.into_iter().next() {
+        return Err(failure.error.to_string());
+    }
+    let loaded = report
+        .loaded
+        .into_iter()
+        .next()
+        .ok_or_else(|| "the pack registered no tools".to_owned())?;
+    let tools: Vec<Arc<dyn Tool>> = session
+        .tools()
+        .into_iter()
+        .filter(|tool| loaded.tools.iter().any(|name| name == tool.name()))
+        .collect();
+    let specs = tools
+        .iter()
+        .map(|tool| ToolSpec {
+            name: tool.name().to_owned(),
+            label: tool.label().to_owned(),
+            description: tool.description().to_owned(),
+            parameters_json: tool.parameters().to_string(),
+            hints: wire::hints_to_wire(tool.hints()),
+        })
+        .collect();
+    let opened = Opened {
+        name: loaded.name,
+        version: loaded.version,
+        path: loaded.path,
+        tools: specs,
+        sandbox,
+    };
+    Ok((session, tools, opened))
+}
+
+/// The write half of the pipe, one frame at a time.
+struct Writer(Mutex<BufWriter<File>>);
+
+impl Writer {
+    /// Sends `reply`. If the agent is gone there is no one to serve: exit.
+    fn send(&self, reply: &Reply) {
+        let mut out = lock(&self.0);
+        if frame::write(&mut *out, reply)
+            .and_then(|()| out.flush().map_err(Into::into))
+            .is_err()
+        {
+            std::process::exit(0);
+        }
+    }
+}
+
+/// Work that may take long: a call, an apply or a reject.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The pack's tools, its pushed actions and the calls in flight.
+struct Server {
+    writer: Arc<Writer>,
+    tools: HashMap<String, Arc<dyn Tool>>,
+    cwd: PathBuf,
+    actions: Arc<Mutex<HashMap<u64, PendingEntry>>>,
+    cancels: Arc<Mutex<HashMap<u64, CancellationToken>>>,
+    // Keeps the pack's store and the push forwarding alive.
+    _session: Arc<Session>,
+    _forwarding: xcsh_core::Subscription,
+}
+
+impl Server {
+    fn new(writer: Arc<Writer>, session: Session, tools: Vec<Arc<dyn Tool>>, cwd: PathBuf) -> Self {
+        let actions = Arc::new(Mutex::new(HashMap::new()));
+        let session = Arc::new(session);
+        let next = Arc::new(AtomicU64::new(1));
+        let forward = {
+            let (session, writer, actions, next) = (
+                Arc::downgrade(&session),
+                Arc::clone(&writer),
+                Arc::clone(&actions),
+                Arc::clone(&next),
+            );
+            move || {
+                if let Some(session) = session.upgrade() {
+                    forward_pushes(&session, &actions, &writer, &next);
+                }
+            }
+        };
+        let forwarding = session.store().subscribe({
+            let forward = forward.clone();
+            move |_| forward()
+        });
+        // Anything the factory pushed while the pack opened.
+        forward();
+        Self {
+            writer,
+            tools: tools
+                .into_iter()
+                .map(|tool| (tool.name().to_owned(), tool))
+                .collect(),
+            cwd,
+            actions,
+            cancels: Arc::new(Mutex::new(HashMap::new())),
+            _session: session,
+            _forwarding: forwarding,
+        }
+    }
+
+    /// Handles a quick request at once; returns the work of a long one.
+    fn handle(&self, request: Request) -> Option<Job> {
+        match request {
+            Request::Call {
+                id,
+                tool,
+                call_id,
+                arguments_json,
+            } => self.call(id, tool, call_id, arguments_json),
+            Request::Cancel { id } => {
+                if let Some(token) = lock(&self.cancels).get(&id) {
+                    token.cancel();
+                }
+                None
+            }
+            Request::Apply { id, action, reason } => {
+                let entry = lock(&self.actions).get(&action).cloned();
+                let writer = Arc::clone(&self.writer);
+                Some(Box::new(move || {
+                    let outcome = match entry {
+                        Some(entry) => {
+                            into_outcome(guarded(|| entry.action().apply(&reason)), |o| {
+                                Outcome::Output(wire::output_to_wire(&o))
+                            })
+                        }
+                        None => unknown_action(action),
+                    };
+                    writer.send(&Reply::Done { id, outcome });
+                }))
+            }
+            Request::Reject { id, action, reason } => {
+                let entry = lock(&self.actions).remove(&action);
+                let writer = Arc::clone(&self.writer);
+                Some(Box::new(move || {
+                    let outcome = match entry {
+                        Some(entry) => {
+                            match guarded(|| entry.action().reject(&reason).unwrap_or(Ok(None))) {
+                                Ok(Some(output)) => Outcome::Output(wire::output_to_wire(&output)),
+                                Ok(None) => Outcome::Nothing,
+                                Err(error) => wire::error_to_wire(&error),
+                            }
+                        }
+                        None => unknown_action(action),
+                    };
+                    writer.send(&Reply::Done { id, outcome });
+                }))
+            }
+            Request::Forget { action } => {
+                lock(&self.actions).remove(&action);
+                None
+            }
+            Request::Open(_) => {
+                tracing::warn!("ignored a second request to open a pack");
+                None
+            }
+        }
+    }
+
+    fn call(&self, id: u64, tool: String, call_id: String, arguments_json: String) -> Option<Job> {
+        let Some(tool) = self.tools.get(&tool).cloned() else {
+            let message = format!("Unknown tool: {tool}");
+            self.writer.send(&Reply::Done {
+                id,
+                outcome: Outcome::Error {
+                    message,
+                    details_json: None,
+                },
+            });
+            return None;
+        };
+        let token = CancellationToken::new();
+        lock(&self.cancels).insert(id, token.clone());
+        let progress_writer = Arc::clone(&self.writer);
+        let context = ToolContext::new(call_id, self.cwd.clone())
+            .with_cancellation(token)
+            .with_progress(Arc::new(move |partial| {
+                progress_writer.send(&Reply::Progress {
+                    id,
+                    output: wire::output_to_wire(partial),
+                });
+            }));
+        let (writer, cancels) = (Arc::clone(&self.writer), Arc::clone(&self.cancels));
+        Some(Box::new(move || {
+            let result = serde_json::from_str::<Value>(&arguments_json)
+                .map_err(|e| ToolError::new(format!("arguments are not JSON: {e}")))
+                .and_then(|arguments| guarded(|| tool.execute(arguments, &context)));
+            lock(&cancels).remove(&id);
+            let outcome = into_outcome(result, |o| Outcome::Output(wire::output_to_wire(&o)));
+            writer.send(&Reply::Done { id, outcome });
+        }))
+    }
+}
+
+/// Forwards every action on the pack's store to the agent, oldest first.
+///
+/// Runs in the pushing thread, after the push. The actions lock is held
+/// while the stack is drained and sent: whichever listener drains a push,
+/// it is on the pipe before the push returns, so before the reply of the
+/// call that made it.
+fn forward_pushes(
+    session: &Session,
+    actions: &Mutex<HashMap<u64, PendingEntry>>,
+    writer: &Writer,
+    next: &AtomicU64,
+) {
+    let mut actions = lock(actions);
+    // The agent's session reminds its model; this one has no model.
+    session.take_messages();
+    for entry in session.store().clear().into_iter().rev() {
+        let action = next.fetch_add(1, Ordering::Relaxed);
+        let pushed = entry.action();
+        writer.send(&Reply::Pushed(PushedAction {
+            action,
+            label: pushed.label().to_owned(),
+            source_tool_name: pushed.source_tool_name().to_owned(),
+            details_json: pushed.details().map(Value::to_string),
+            has_reject: pushed.has_reject(),
+        }));
+        actions.insert(action, entry);
+    }
+}
+
+/// Runs host-side code that should not panic; if it does, an error.
+fn guarded<T>(work: impl FnOnce() -> Result<T, ToolError>) -> Result<T, ToolError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|payload| {
+        Err(ToolError::new(format!(
+            "pack host panicked: {}",
+            panic_message(&*payload)
+        )))
+    })
+}
+
+fn into_outcome<T>(result: Result<T, ToolError>, ok: impl FnOnce(T) -> Outcome) -> Outcome {
+    match result {
+        Ok(value) => ok(value),
+        Err(error) => wire::error_to_wire(&error),
+    }
+}
+
+fn unknown_action(action: u64) -> Outcome {
+    Outcome::Error {
+        message: format!("the pack's process has no pending action {action}"),
+        details_json: None,
+    }
+}

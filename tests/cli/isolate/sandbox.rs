@@ -1,0 +1,126 @@
+//! The sandbox of an isolated pack: it writes only in the session's working
+//! and temporary directories and opens no network connection, unless the
+//! user's config grants the capability. A pack that tries gets an ordinary
+//! I/O error, and nothing is written or connected.
+
+use std::io::{ErrorKind, Read as _};
+use std::net::TcpListener;
+use std::path::Path;
+
+use serde_json::json;
+use tempfile::TempDir;
+use xcsh::isolate::Capability;
+use xcsh_isolate_protocol::SandboxStatus;
+
+use super::{Options, TestAgent, entry};
+use crate::support::pack_path;
+
+const PROBE: &str = "fixture-sandbox-probe";
+
+/// True when the kernel enforces the sandbox (then the refusals are
+/// checked); where it has no Landlock, isolated packs run unconfined and
+/// say so, and the same calls succeed.
+fn enforced(agent: &TestAgent) -> bool {
+    match &agent.agent.isolated[0].sandbox {
+        SandboxStatus::Enforced { .. } => true,
+        SandboxStatus::Unconfined { .. } => false,
+        partial => panic!("this test expects all or nothing: {partial:?}"),
+    }
+}
+
+fn probe(capabilities: Vec<Capability>) -> TestAgent {
+    TestAgent::new(
+        &[PROBE],
+        &[],
+        Options {
+            packs: vec![(pack_path(PROBE), entry(None, capabilities))],
+            ..Options::default()
+        },
+    )
+}
+
+/// A directory outside the working and temporary directories.
+fn outside() -> TempDir {
+    TempDir::new_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn write(agent: &TestAgent, path: &Path) -> xcsh_core::ToolResult {
+    agent.call(
+        "probe_write",
+        json!({"path": path.to_str().unwrap(), "text": "written"}),
+    )
+}
+
+#[test]
+fn an_isolated_pack_writes_in_the_working_directory_only() {
+    let agent = probe(Vec::new());
+    let inside = write(&agent, Path::new("inside.txt"));
+    assert!(!inside.is_error, "{}", inside.text());
+    assert_eq!(agent.files(), ["inside.txt"]);
+
+    let elsewhere = outside();
+    let target = elsewhere.path().join("outside.txt");
+    let refused = write(&agent, &target);
+    if !enforced(&agent) {
+        assert!(!refused.is_error, "unconfined: {}", refused.text());
+        return;
+    }
+    assert!(refused.is_error);
+    assert_eq!(
+        refused.text(),
+        format!(
+            "cannot write {}: Permission denied (os error 13)",
+            target.display()
+        )
+    );
+    assert!(!target.exists(), "nothing is written");
+}
+
+#[test]
+fn write_anywhere_lets_an_isolated_pack_write_outside() {
+    let agent = probe(vec![Capability::WriteAnywhere]);
+    let elsewhere = outside();
+    let target = elsewhere.path().join("outside.txt");
+    let written = write(&agent, &target);
+    assert!(!written.is_error, "{}", written.text());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "written");
+}
+
+fn connect(agent: &TestAgent, listener: &TcpListener) -> xcsh_core::ToolResult {
+    let address = listener.local_addr().unwrap().to_string();
+    agent.call("probe_connect", json!({"address": address}))
+}
+
+#[test]
+fn an_isolated_pack_opens_no_network_connection() {
+    let agent = probe(Vec::new());
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = connect(&agent, &listener);
+    if !enforced(&agent) {
+        assert!(!refused.is_error, "unconfined: {}", refused.text());
+        return;
+    }
+    assert!(refused.is_error);
+    assert_eq!(
+        refused.text(),
+        format!(
+            "cannot connect to {}: Permission denied (os error 13)",
+            listener.local_addr().unwrap()
+        )
+    );
+    listener.set_nonblocking(true).unwrap();
+    let accepted = listener.accept().map(|_| ()).unwrap_err();
+    assert_eq!(accepted.kind(), ErrorKind::WouldBlock, "nothing connected");
+}
+
+#[test]
+fn network_lets_an_isolated_pack_connect() {
+    let agent = probe(vec![Capability::Network]);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let connected = connect(&agent, &listener);
+    assert!(!connected.is_error, "{}", connected.text());
+    let (mut stream, _) = listener.accept().unwrap();
+    let mut line = String::new();
+    stream.read_to_string(&mut line).unwrap();
+    assert_eq!(line, "hello from probe\n");
+}
