@@ -135,12 +135,30 @@ impl Drop for Entered {
     }
 }
 
+/// Whether this process reports pack crashes (see [`disable_crash_reports`]).
+static REPORTS_ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Stops this process from installing the crash reporter. The process that
+/// serves an isolated pack calls it before opening the pack: there a crash
+/// ends only that process, and the agent reports it (pack, tool, signal),
+/// so a `crashed the agent` line would be wrong.
+pub fn disable_crash_reports() {
+    REPORTS_ENABLED.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Installs the crash reporter, once per process, unless disabled.
+pub(crate) fn install() {
+    if REPORTS_ENABLED.load(std::sync::atomic::Ordering::Relaxed) {
+        install_handler();
+    }
+}
+
 #[cfg(unix)]
-pub(crate) use handler::install;
+use handler::install as install_handler;
 
 /// Does nothing where there are no signals.
 #[cfg(not(unix))]
-pub(crate) fn install() {}
+fn install_handler() {}
 
 #[cfg(unix)]
 #[allow(unsafe_code)]

@@ -43,7 +43,7 @@ mod report;
 mod safe_path;
 mod trust;
 
-pub use crash::ISOLATION_HINT;
+pub use crash::{ISOLATION_HINT, disable_crash_reports};
 pub use error::LoadError;
 pub use factory::create_tools_in_process;
 pub use host_api::{HostBinding, STORE_UNAVAILABLE};

@@ -41,6 +41,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 ///
 /// The pipes cannot be set up, or the agent speaks another protocol.
 pub fn serve() -> anyhow::Result<()> {
+    // A crash here ends this process only; the agent names the pack.
+    xcsh_loader::disable_crash_reports();
     let (input, output) = take_protocol_pipes()?;
     let mut input = BufReader::new(input);
     let mut output = BufWriter::new(output);
@@ -352,7 +354,11 @@ impl Server {
         Some(Box::new(move || {
             let result = serde_json::from_str::<Value>(&arguments_json)
                 .map_err(|e| ToolError::new(format!("arguments are not JSON: {e}")))
-                .and_then(|arguments| guarded(|| tool.execute(arguments, &context)));
+                // A call of its own, as the agent's session runs it: the
+                // pack's pushes count only until it returns.
+                .and_then(|arguments| {
+                    xcsh_core::run_as_call(|| guarded(|| tool.execute(arguments, &context)))
+                });
             lock(&cancels).remove(&id);
             let outcome = into_outcome(result, |o| Outcome::Output(wire::output_to_wire(&o)));
             writer.send(&Reply::Done { id, outcome });

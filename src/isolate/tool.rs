@@ -51,6 +51,11 @@ impl Tool for IsolatedTool {
         &self.name
     }
 
+    /// A call past the limit kills the pack's process and says so.
+    fn enforces_time_limit(&self) -> bool {
+        true
+    }
+
     fn label(&self) -> &str {
         &self.label
     }

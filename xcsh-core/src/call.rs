@@ -98,6 +98,20 @@ pub fn push_for_running_call(
     Ok(id)
 }
 
+/// Runs `work` on this thread as one call: pushes it makes through
+/// [`push_for_running_call`] are accepted while it runs and refused once
+/// it has returned. [`Session`](crate::Session) does this for every tool
+/// call; hosts that run a tool outside a session's runner (the process
+/// serving an isolated pack) use this.
+pub fn run_as_call<T>(work: impl FnOnce() -> T) -> T {
+    let call = RunningCall::default();
+    let entered = call.enter();
+    let value = work();
+    call.finish();
+    drop(entered);
+    value
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +119,18 @@ mod tests {
 
     fn action(label: &str) -> PendingAction {
         PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap()
+    }
+
+    #[test]
+    fn run_as_call_accepts_pushes_until_it_returns() {
+        let store = PendingActionStore::new();
+        let id = run_as_call(|| push_for_running_call(&store, action("in call")));
+        assert!(id.is_ok());
+        assert_eq!(
+            push_for_running_call(&store, action("after")),
+            Err(PushRefused)
+        );
+        assert_eq!(store.len(), 1);
     }
 
     #[test]

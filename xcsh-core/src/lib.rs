@@ -56,7 +56,7 @@ mod tool_choice;
 mod truncate;
 
 pub use arguments::{ArgumentError, ArgumentValidator};
-pub use call::{PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call};
+pub use call::{PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call};
 pub use cancel::CancellationToken;
 pub use content::ContentBlock;
 pub use error::ToolError;

@@ -55,14 +55,10 @@ impl Runner {
         store: &PendingActionStore,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, Failure> {
-        let call = RunningCall::default();
         let Some(limit) = self.limits().time else {
-            let entered = call.enter();
-            let outcome = catch(job).map_err(Failure::Panicked);
-            call.finish();
-            drop(entered);
-            return outcome;
+            return Self::run_unlimited(job);
         };
+        let call = RunningCall::default();
         let (sender, receiver) = mpsc::sync_channel(1);
         let in_worker = call.clone();
         let worker = self.dispatch(Box::new(move || {
@@ -94,6 +90,12 @@ impl Runner {
                 Err(Failure::Panicked("the call's thread stopped".to_owned()))
             }
         }
+    }
+
+    /// Runs `job` as one call on this thread, with no time limit (for
+    /// tools that enforce the limit themselves).
+    pub(crate) fn run_unlimited<T>(job: impl FnOnce() -> T) -> Result<T, Failure> {
+        crate::call::run_as_call(|| catch(job)).map_err(Failure::Panicked)
     }
 
     /// Hands `job` to an idle worker, or to a new one.

@@ -216,6 +216,8 @@ impl Session {
             // `resolve` runs its apply and reject under the limits itself,
             // so that a timeout keeps the spec's `Apply failed: …` form.
             catch(|| tool.execute(arguments, &context)).map_err(Failure::Panicked)
+        } else if tool.enforces_time_limit() {
+            Runner::run_unlimited(|| tool.execute(arguments, &context))
         } else {
             let in_call = context.clone();
             self.runner

@@ -45,6 +45,14 @@ pub trait Tool: Send + Sync {
         !self.hidden()
     }
 
+    /// Whether the tool stops its own work at the session's time limit and
+    /// answers with its own error (an isolated pack's tools kill their
+    /// process, which a thread cannot be). The session then runs it on the
+    /// caller's thread, without a timer of its own. Default: false.
+    fn enforces_time_limit(&self) -> bool {
+        false
+    }
+
     /// Runs the tool. Arguments were already validated against
     /// [`parameters`](Self::parameters).
     ///

@@ -111,6 +111,9 @@ fn the_user_config_isolates_one_pack_and_a_project_config_cannot() {
             arg(&rename)
         ),
     );
+    // A project's config loads only once the user trusts the directory.
+    let trusted = env.run(&["trust"], "");
+    assert_eq!(trusted.code, Some(0), "{trusted:?}");
     let output = env.run(
         &["tools", "--plugin", arg(&rename), "--plugin", arg(&crashy)],
         "",
