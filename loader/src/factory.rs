@@ -5,8 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use abi_stable::std_types::{RResult, RVec};
-use xcsh_plugin_api::abi::v1::{CustomToolApiHandle, CustomToolBox, FfiError, FfiErrorKind};
+use xcsh_plugin_api::abi::v1::{CustomToolApiHandle, CustomToolBox, FfiError};
 
+use crate::convert;
 use crate::{HostBinding, LoadError, PackTool};
 
 /// The `create_tools` entry of a pack's v1 factory, as a Rust closure.
@@ -21,13 +22,9 @@ pub(crate) fn create_tools(
     create_tools: Box<CreateTools<'_>>,
     binding: &HostBinding,
 ) -> Result<Vec<PackTool>, LoadError> {
-    let tools = create_tools(binding.api(name)).into_result().map_err(|e| {
-        let message = crate::error::one_line(&e.message);
-        match e.kind {
-            FfiErrorKind::Panic => LoadError::FactoryPanicked(message),
-            FfiErrorKind::Error => LoadError::Factory(message),
-        }
-    })?;
+    let tools = create_tools(binding.api(name))
+        .into_result()
+        .map_err(convert::factory_error)?;
     if tools.is_empty() {
         return Err(LoadError::NoTools);
     }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use abi_stable::std_types::RStr;
-use xcsh_core::{PendingAction, ToolError};
+use xcsh_core::PendingAction;
 use xcsh_plugin_api::abi::v1::CustomToolPendingActionBox;
 
 use crate::convert;
@@ -21,26 +21,15 @@ pub(crate) fn adapt(
 ) -> Result<PendingAction, String> {
     let label = action.label().into_string();
     let source = action.source_tool_name().into_option();
-    let details = match action.details_json().into_option() {
-        Some(json) => Some(
-            serde_json::from_str(&json)
-                .map_err(|e| format!("invalid pending action details JSON: {e}"))?,
-        ),
-        None => None,
-    };
+    let details = convert::action_details(action.details_json())?;
     let has_reject = action.has_reject();
     let action = Arc::new(action);
     let pack: Arc<str> = pack.into();
 
     let (applier, apply_pack) = (Arc::clone(&action), Arc::clone(&pack));
     let mut adapted = PendingAction::new(label, move |reason| {
-        let output = applier
-            .apply(RStr::from_str(reason))
-            .into_result()
-            .map_err(|e| {
-                ToolError::new(convert::error_message(e, || format!("pack {apply_pack}")))
-            })?;
-        convert::output(output)
+        let output = applier.apply(RStr::from_str(reason));
+        convert::result(output, || format!("pack {apply_pack}"))
     })
     .map_err(|e| e.to_string())?;
     if let Some(source) = source {
@@ -51,13 +40,8 @@ pub(crate) fn adapt(
     }
     if has_reject {
         adapted = adapted.with_reject(move |reason| {
-            let output = action
-                .reject(RStr::from_str(reason))
-                .into_result()
-                .map_err(|e| {
-                    ToolError::new(convert::error_message(e, || format!("pack {pack}")))
-                })?;
-            output.into_option().map(convert::output).transpose()
+            let output = action.reject(RStr::from_str(reason));
+            convert::optional_result(output, || format!("pack {pack}"))
         });
     }
     Ok(adapted)

@@ -35,7 +35,7 @@ fn lifecycle(_host: &Host) -> Result<ToolPack, ToolError> {
             ctx.push_pending_action(
                 PendingAction::new(p.label, move |reason| {
                     Ok(ToolOutput::text(format!("applied {label} ({reason})")))
-                })
+                })?
                 .with_source_tool_name("push")
                 .with_details(json!({"n": 1}))
                 .with_reject(|_| {
