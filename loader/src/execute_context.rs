@@ -15,7 +15,7 @@ pub(crate) struct HostCall<'a> {
 // (a progress callback that does is caught and logged).
 impl ExecuteContext for HostCall<'_> {
     fn cwd(&self) -> RString {
-        self.context.cwd().to_string_lossy().as_ref().into()
+        convert::path(self.context.cwd())
     }
 
     fn report_progress(&self, partial: FfiToolOutput) {

@@ -5,8 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use abi_stable::std_types::{RResult, RVec};
-use xcsh_plugin_api::abi::v1::{CustomToolApiHandle, CustomToolBox, FfiError, FfiErrorKind};
+use xcsh_plugin_api::abi::v1::{CustomToolApiHandle, CustomToolBox, FfiError};
 
+use crate::convert;
 use crate::crash::Origin;
 use crate::{HostBinding, LoadError, PackTool};
 
@@ -28,13 +29,7 @@ pub(crate) fn create_tools(
         let _in_pack = crate::crash::enter(&call);
         create_tools(binding.api(name, origin))
     };
-    let tools = created.into_result().map_err(|e| {
-        let message = crate::error::one_line(&e.message);
-        match e.kind {
-            FfiErrorKind::Panic => LoadError::FactoryPanicked(message),
-            FfiErrorKind::Error => LoadError::Factory(message),
-        }
-    })?;
+    let tools = created.into_result().map_err(convert::factory_error)?;
     if tools.is_empty() {
         return Err(LoadError::NoTools);
     }

@@ -6,14 +6,14 @@ use std::sync::{Arc, Weak};
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RArc, RResult, RStr, RString};
-use xcsh_core::{PendingActionStore, Session};
+use xcsh_core::{LogLevel, PendingActionStore, Session};
 use xcsh_plugin_api::abi::v1::{
     CustomToolApi, CustomToolApi_TO, CustomToolApiHandle, CustomToolPendingActionBox, FfiError,
     FfiLogLevel,
 };
 
 use crate::crash::Origin;
-use crate::pack_action;
+use crate::{convert, pack_action};
 
 /// The exact error a pack gets when it pushes in a runtime without a store.
 pub const STORE_UNAVAILABLE: &str =
@@ -102,25 +102,23 @@ impl HostApi {
 // so each entry point catches its own.
 impl CustomToolApi for HostApi {
     fn push_pending_action(&self, action: CustomToolPendingActionBox) -> RResult<(), FfiError> {
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.push(action))) {
-            Ok(Ok(())) => RResult::ROk(()),
-            Ok(Err(message)) => RResult::RErr(FfiError::error(message)),
-            Err(_) => RResult::RErr(FfiError::panic("host failed to push the action")),
-        }
+        convert::push_outcome(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+            || self.push(action),
+        )))
     }
 
     fn cwd(&self) -> RString {
-        self.binding.cwd.to_string_lossy().as_ref().into()
+        convert::path(&self.binding.cwd)
     }
 
     fn log(&self, level: FfiLogLevel, message: RStr<'_>) {
         let (pack, message) = (&*self.pack, message.as_str());
-        match level {
-            FfiLogLevel::Trace => tracing::trace!(target: "xcsh::pack", pack, "{message}"),
-            FfiLogLevel::Debug => tracing::debug!(target: "xcsh::pack", pack, "{message}"),
-            FfiLogLevel::Info => tracing::info!(target: "xcsh::pack", pack, "{message}"),
-            FfiLogLevel::Warn => tracing::warn!(target: "xcsh::pack", pack, "{message}"),
-            FfiLogLevel::Error => tracing::error!(target: "xcsh::pack", pack, "{message}"),
+        match convert::log_level(level) {
+            LogLevel::Trace => tracing::trace!(target: "xcsh::pack", pack, "{message}"),
+            LogLevel::Debug => tracing::debug!(target: "xcsh::pack", pack, "{message}"),
+            LogLevel::Info => tracing::info!(target: "xcsh::pack", pack, "{message}"),
+            LogLevel::Warn => tracing::warn!(target: "xcsh::pack", pack, "{message}"),
+            LogLevel::Error => tracing::error!(target: "xcsh::pack", pack, "{message}"),
         }
     }
 }

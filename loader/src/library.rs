@@ -177,9 +177,7 @@ impl PackLibrary {
 }
 
 fn lock_opened() -> std::sync::MutexGuard<'static, HashMap<PathBuf, &'static PackLibrary>> {
-    OPENED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    xcsh_core::sync::lock(&OPENED)
 }
 
 impl fmt::Debug for PackLibrary {

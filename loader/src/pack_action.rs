@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use abi_stable::std_types::RStr;
-use xcsh_core::{PendingAction, ToolError};
+use xcsh_core::PendingAction;
 use xcsh_plugin_api::abi::v1::CustomToolPendingActionBox;
 
 use crate::convert;
@@ -25,13 +25,7 @@ pub(crate) fn adapt(
     // What a crash report says, made printable once, here.
     let crash_label: Arc<str> = crash::printable(&label).into();
     let source = action.source_tool_name().into_option();
-    let details = match action.details_json().into_option() {
-        Some(json) => Some(
-            serde_json::from_str(&json)
-                .map_err(|e| format!("invalid pending action details JSON: {e}"))?,
-        ),
-        None => None,
-    };
+    let details = convert::action_details(action.details_json())?;
     let has_reject = action.has_reject();
     let action = Arc::new(action);
     let pack: Arc<str> = pack.into();
@@ -41,13 +35,8 @@ pub(crate) fn adapt(
     let mut adapted = PendingAction::new(label, move |reason| {
         let in_pack = Call::apply(&apply_origin, &apply_label);
         let _in_pack = crash::enter(&in_pack);
-        let output = applier
-            .apply(RStr::from_str(reason))
-            .into_result()
-            .map_err(|e| {
-                ToolError::new(convert::error_message(e, || format!("pack {apply_pack}")))
-            })?;
-        convert::output(output)
+        let output = applier.apply(RStr::from_str(reason));
+        convert::result(output, || format!("pack {apply_pack}"))
     })
     .map_err(|e| e.to_string())?;
     if let Some(source) = source {
@@ -61,13 +50,8 @@ pub(crate) fn adapt(
         adapted = adapted.with_reject(move |reason| {
             let in_pack = Call::reject(&origin, &crash_label);
             let _in_pack = crash::enter(&in_pack);
-            let output = action
-                .reject(RStr::from_str(reason))
-                .into_result()
-                .map_err(|e| {
-                    ToolError::new(convert::error_message(e, || format!("pack {pack}")))
-                })?;
-            output.into_option().map(convert::output).transpose()
+            let output = action.reject(RStr::from_str(reason));
+            convert::optional_result(output, || format!("pack {pack}"))
         });
     }
     Ok(adapted)

@@ -8,7 +8,9 @@ use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::sabi_types::RRef;
 use abi_stable::std_types::{RResult, RStr};
 use serde_json::Value;
-use xcsh_core::{Tool, ToolContext, ToolError, ToolHints, ToolOutput, is_valid_tool_name};
+use xcsh_core::{
+    Tool, ToolContext, ToolError, ToolHints, ToolOutput, check_object_schema, check_tool_name,
+};
 use xcsh_plugin_api::abi::v1::{CustomToolBox, ExecuteContext_TO, FfiError};
 
 use crate::LoadError;
@@ -50,34 +52,21 @@ impl PackTool {
     ) -> Result<Self, LoadError> {
         let invalid = |reason: String| LoadError::InvalidTool { index, reason };
         let name = read(index, "name", tool.name())?.into_string();
-        if !is_valid_tool_name(&name) {
-            return Err(invalid(format!(
-                "invalid tool name {name:?}: expected 1-64 characters of A-Z, a-z, 0-9, _ or -"
-            )));
-        }
+        check_tool_name(&name).map_err(|e| invalid(e.to_string()))?;
         let label = read(index, "label", tool.label())?.into_string();
         let description = read(index, "description", tool.description())?.into_string();
         let schema = read(index, "parameters", tool.parameters_json())?;
         let parameters: Value = serde_json::from_str(&schema)
             .map_err(|e| invalid(format!("{name}: parameters are not valid JSON: {e}")))?;
         let parameters = xcsh_core::offered_schema(parameters);
-        if parameters.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(invalid(format!(
-                "{name}: parameters schema must be a JSON object schema with \"type\": \"object\""
-            )));
-        }
+        check_object_schema(&parameters).map_err(|e| invalid(format!("{name}: {e}")))?;
         let hints = read(index, "hints", tool.hints())?;
         Ok(Self {
             name,
             label,
             description,
             parameters,
-            hints: ToolHints {
-                read_only: hints.read_only.into_option(),
-                destructive: hints.destructive.into_option(),
-                idempotent: hints.idempotent.into_option(),
-                open_world: hints.open_world.into_option(),
-            },
+            hints: convert::hints(hints),
             pack,
             path,
             tool: Arc::new(tool),
@@ -138,15 +127,12 @@ fn call(
     let host_call = HostCall { context };
     let in_pack = Call::tool(origin, name);
     let _in_pack = crash::enter(&in_pack);
-    let output = tool
-        .execute(
-            RStr::from_str(context.call_id()),
-            RStr::from_str(arguments),
-            ExecuteContext_TO::from_ptr(RRef::new(&host_call), TD_Opaque),
-        )
-        .into_result()
-        .map_err(|e| ToolError::new(convert::error_message(e, || format!("Tool {name}"))))?;
-    convert::output(output)
+    let output = tool.execute(
+        RStr::from_str(context.call_id()),
+        RStr::from_str(arguments),
+        ExecuteContext_TO::from_ptr(RRef::new(&host_call), TD_Opaque),
+    );
+    convert::result(output, || format!("Tool {name}"))
 }
 
 impl fmt::Debug for PackTool {

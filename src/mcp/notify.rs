@@ -3,11 +3,12 @@
 //! from empty to not empty or back.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use xcsh_core::PendingActionStore;
+use xcsh_core::sync::lock;
 
 /// Tells the client when the offered tools change.
 ///
@@ -38,12 +39,6 @@ async fn send<E: std::fmt::Display>(what: &str, sending: impl Future<Output = Re
         Ok(Err(error)) => tracing::debug!(%error, "cannot send {what}"),
         Err(_) => tracing::debug!("gave up sending {what} after {SEND_TIMEOUT:?}"),
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl ListChanged {

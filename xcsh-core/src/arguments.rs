@@ -2,12 +2,14 @@
 
 use serde_json::Value;
 
+use crate::{NotAnObjectSchema, check_object_schema};
+
 /// Why a tool's schema or a call's arguments were refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ArgumentError {
     /// The tool's parameter schema is not a JSON object schema.
-    #[error("parameters schema must be a JSON object schema with \"type\": \"object\"")]
+    #[error("{}", NotAnObjectSchema)]
     NotAnObjectSchema,
     /// The parameter schema is not a valid JSON schema.
     #[error("invalid parameters schema: {0}")]
@@ -46,12 +48,7 @@ impl ArgumentValidator {
     ///
     /// [`ArgumentError::NotAnObjectSchema`] or [`ArgumentError::InvalidSchema`].
     pub fn new(schema: &Value) -> Result<Self, ArgumentError> {
-        let is_object_schema = schema
-            .as_object()
-            .is_some_and(|s| s.get("type").and_then(Value::as_str) == Some("object"));
-        if !is_object_schema {
-            return Err(ArgumentError::NotAnObjectSchema);
-        }
+        check_object_schema(schema).map_err(|_| ArgumentError::NotAnObjectSchema)?;
         let validator = jsonschema::validator_for(schema)
             .map_err(|e| ArgumentError::InvalidSchema(e.to_string()))?;
         Ok(Self { validator })

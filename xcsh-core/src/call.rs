@@ -39,9 +39,7 @@ pub(crate) struct RunningCall(Arc<Mutex<CallState>>);
 
 impl RunningCall {
     fn lock(&self) -> MutexGuard<'_, CallState> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::sync::lock(&self.0)
     }
 
     /// Marks this thread as running the call until the guard drops.

@@ -7,6 +7,11 @@
 //! discards pending actions, and the [`Session`] that steers the model toward
 //! `resolve` while anything is pending.
 //!
+//! The plain tool types ([`ToolOutput`], [`ContentBlock`], [`ToolError`],
+//! [`ToolHints`], [`PendingAction`], the name and schema checks) are
+//! defined once in `xcsh-tool-types` and re-exported here; the pack SDK
+//! re-exports the same types, so a pack and the agent agree on them.
+//!
 //! Tool-pack authors should not depend on this crate: they depend on
 //! `xcsh-plugin-api` only. The loader adapts packs into [`Tool`]s.
 //!
@@ -38,9 +43,6 @@
 mod arguments;
 mod call;
 mod cancel;
-mod content;
-mod error;
-mod hints;
 mod limits;
 mod output;
 mod panic;
@@ -48,7 +50,6 @@ pub mod pending;
 mod registry;
 mod resolve;
 mod runner;
-mod schema;
 mod session;
 mod session_end;
 mod tool;
@@ -58,21 +59,22 @@ mod truncate;
 pub use arguments::{ArgumentError, ArgumentValidator};
 pub use call::{PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call};
 pub use cancel::CancellationToken;
-pub use content::ContentBlock;
-pub use error::ToolError;
-pub use hints::ToolHints;
 pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
-pub use output::{ToolOutput, ToolResult};
-pub use panic::panic_message;
+pub use output::ToolResult;
 pub use pending::{
     DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionStore,
     PendingActionView, PendingEntry, PendingSummary, PushEvent, Subscription,
 };
-pub use registry::{RegisteredTool, RegistryError, ToolRegistry, is_valid_tool_name};
+pub use registry::{RegisteredTool, RegistryError, ToolRegistry};
 pub use resolve::{APPLY_STILL_RUNNING, RESOLVE_TOOL_NAME, ResolveTool};
-pub use schema::offered_schema;
 pub use session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
 pub use session_end::SESSION_ENDED;
 pub use tool::{ProgressFn, Tool, ToolContext};
 pub use tool_choice::{ProviderCapabilities, ToolChoice};
 pub use truncate::truncation_note;
+/// The tool types shared with the pack SDK (`xcsh-tool-types`), at their
+/// `xcsh_core` paths.
+pub use xcsh_tool_types::{
+    ContentBlock, InvalidToolName, LogLevel, NotAnObjectSchema, ToolError, ToolHints, ToolOutput,
+    check_object_schema, check_tool_name, is_valid_tool_name, offered_schema, panic_message, sync,
+};

@@ -1,55 +1,9 @@
-//! What tools return, and what the session hands back to the model.
+//! What the session hands back to the model for one call.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ContentBlock, ToolError};
-
-/// The successful output of a tool, an apply or a reject: content blocks for
-/// the model and optional structured details for the front end.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ToolOutput {
-    /// Content blocks, in order.
-    pub content: Vec<ContentBlock>,
-    /// Structured details (JSON), not shown to the model as text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-}
-
-impl ToolOutput {
-    /// Output with one text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            content: vec![ContentBlock::text(text)],
-            details: None,
-        }
-    }
-
-    /// Output with the given content blocks.
-    pub fn new(content: Vec<ContentBlock>) -> Self {
-        Self {
-            content,
-            details: None,
-        }
-    }
-
-    /// Attaches structured details.
-    pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
-        self
-    }
-
-    /// Drops empty text blocks; returns `None` when no content remains.
-    pub(crate) fn non_empty_content(&self) -> Option<Vec<ContentBlock>> {
-        let content: Vec<ContentBlock> = self
-            .content
-            .iter()
-            .filter(|block| !block.is_empty_text())
-            .cloned()
-            .collect();
-        (!content.is_empty()).then_some(content)
-    }
-}
+use crate::{ContentBlock, ToolError, ToolOutput};
 
 /// The result of one tool call as the model sees it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::{ArgumentError, ArgumentValidator, Tool, ToolError};
+use crate::{ArgumentError, ArgumentValidator, InvalidToolName, Tool, ToolError, check_tool_name};
 
 /// Why a tool could not be registered.
 #[derive(Debug, thiserror::Error)]
@@ -18,7 +18,7 @@ pub enum RegistryError {
         name: String,
     },
     /// The name is not 1–64 characters of `A-Z a-z 0-9 _ -`.
-    #[error("invalid tool name {name:?}: expected 1-64 characters of A-Z, a-z, 0-9, _ or -")]
+    #[error("{}", InvalidToolName { name: name.clone() })]
     InvalidName {
         /// The refused name.
         name: String,
@@ -75,14 +75,6 @@ pub struct ToolRegistry {
     by_name: HashMap<String, usize>,
 }
 
-/// True for tool names of 1–64 characters of `A-Z a-z 0-9 _ -`.
-pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
 impl ToolRegistry {
     /// An empty registry.
     pub fn new() -> Self {
@@ -108,9 +100,7 @@ impl ToolRegistry {
         quick_check: Option<QuickCheck>,
     ) -> Result<(), RegistryError> {
         let name = tool.name().to_owned();
-        if !is_valid_tool_name(&name) {
-            return Err(RegistryError::InvalidName { name });
-        }
+        check_tool_name(&name).map_err(|e| RegistryError::InvalidName { name: e.name })?;
         if self.by_name.contains_key(&name) {
             return Err(RegistryError::Conflict { name });
         }
@@ -216,6 +206,12 @@ mod tests {
             assert!(
                 matches!(err, RegistryError::InvalidName { .. }),
                 "{name}: {err}"
+            );
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "invalid tool name {name:?}: expected 1-64 characters of A-Z, a-z, 0-9, _ or -"
+                )
             );
         }
         registry.register(tool("ok_Name-1")).unwrap();

@@ -1,12 +1,13 @@
 //! The hidden `resolve` tool: applies or discards the newest pending action.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::runner::{Failure, Runner, SharedRunner};
+use crate::sync::lock;
 use crate::{
     ContentBlock, PendingActionStore, PendingEntry, Tool, ToolContext, ToolError, ToolHints,
     ToolOutput,
@@ -101,12 +102,6 @@ struct Attempt {
     abandoned: bool,
     /// It returned (`true`: successfully).
     done: Option<bool>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl ResolveTool {
@@ -249,10 +244,22 @@ fn finish(
 ) -> ToolOutput {
     let content = output
         .as_ref()
-        .and_then(ToolOutput::non_empty_content)
+        .and_then(non_empty_content)
         .unwrap_or_else(|| vec![ContentBlock::text(fallback)]);
     let source_details = output.and_then(|o| o.details);
     ToolOutput::new(content).with_details(details(entry, decision, reason, source_details))
+}
+
+/// The output's content without empty text blocks; `None` when nothing
+/// remains.
+fn non_empty_content(output: &ToolOutput) -> Option<Vec<ContentBlock>> {
+    let content: Vec<ContentBlock> = output
+        .content
+        .iter()
+        .filter(|block| !block.is_empty_text())
+        .cloned()
+        .collect();
+    (!content.is_empty()).then_some(content)
 }
 
 fn details(
@@ -313,10 +320,7 @@ impl Tool for ResolveTool {
     fn execute(&self, arguments: Value, _context: &ToolContext) -> Result<ToolOutput, ToolError> {
         let Arguments { action, reason } = serde_json::from_value(arguments)
             .map_err(|e| ToolError::new(format!("Invalid arguments for resolve: {e}")))?;
-        let _one_at_a_time = self
-            .resolving
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _one_at_a_time = lock(&self.resolving);
         let entry = self
             .store
             .peek()

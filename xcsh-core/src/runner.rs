@@ -14,6 +14,7 @@ use crate::PendingActionStore;
 use crate::call::RunningCall;
 use crate::limits::CallLimits;
 use crate::panic::catch;
+use crate::sync::{lock, read, write};
 
 /// Main threads get 8 MiB of stack; calls (parsers, pack code) keep that.
 const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
@@ -39,11 +40,11 @@ pub(crate) struct Runner {
 
 impl Runner {
     pub(crate) fn limits(&self) -> CallLimits {
-        *self.limits.read().unwrap_or_else(|p| p.into_inner())
+        *read(&self.limits)
     }
 
     pub(crate) fn set_limits(&self, limits: CallLimits) {
-        *self.limits.write().unwrap_or_else(|p| p.into_inner()) = limits;
+        *write(&self.limits) = limits;
     }
 
     /// Runs `job` as one call: pushes from its thread go to `store` while
@@ -68,10 +69,7 @@ impl Runner {
         match receiver.recv_timeout(limit) {
             Ok(outcome) => {
                 call.finish();
-                self.idle
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(worker);
+                lock(&self.idle).push(worker);
                 outcome.map_err(Failure::Panicked)
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -101,7 +99,7 @@ impl Runner {
     /// Hands `job` to an idle worker, or to a new one.
     fn dispatch(&self, mut job: Job) -> Result<mpsc::Sender<Job>, Failure> {
         loop {
-            let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            let idle = lock(&self.idle).pop();
             let Some(worker) = idle else { break };
             match worker.send(job) {
                 Ok(()) => return Ok(worker),

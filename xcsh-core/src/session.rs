@@ -4,13 +4,14 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::panic::catch;
 use crate::runner::{Failure, Runner, SharedRunner};
+use crate::sync::{lock, read, write};
 use crate::{
     CallLimits, PendingActionStore, PendingEntry, ProviderCapabilities, RESOLVE_TOOL_NAME,
     RegistryError, ResolveTool, Subscription, Tool, ToolChoice, ToolContext, ToolError, ToolOutput,
@@ -67,12 +68,6 @@ pub struct Session {
     messages: Arc<Mutex<Vec<SessionMessage>>>,
     queued_choices: Mutex<VecDeque<ToolChoice>>,
     _reminders: Subscription,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Session {
@@ -155,10 +150,7 @@ impl Session {
     /// [`RegistryError::Conflict`] if a tool of that name exists (it stays),
     /// or an invalid name or schema.
     pub fn register_tool(&self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        self.registry
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .register(tool)
+        write(&self.registry).register(tool)
     }
 
     /// Every registered tool, hidden ones included, in registration order.
@@ -177,9 +169,7 @@ impl Session {
     }
 
     fn read_registry(&self) -> std::sync::RwLockReadGuard<'_, ToolRegistry> {
-        self.registry
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        read(&self.registry)
     }
 
     /// Runs one tool call in a fresh context.

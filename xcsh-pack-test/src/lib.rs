@@ -47,7 +47,7 @@
 //!                     PendingAction::new(label, move |_reason| {
 //!                         std::fs::remove_file(&path)?;
 //!                         Ok(ToolOutput::text("Deleted 1 file."))
-//!                     })
+//!                     })?
 //!                     .with_source_tool_name("delete_preview"),
 //!                 )?;
 //!                 Ok(ToolOutput::text(format!("Would delete {}", p.file)))
@@ -100,8 +100,10 @@ mod pack_test;
 mod pending;
 
 pub use error::PackTestError;
-pub use pack_test::{Factory, PackTest};
+pub use pack_test::PackTest;
 pub use pending::PendingInfo;
+/// A pack's factory: the function given to `export_tool_pack!`.
+pub use xcsh_plugin_api::Factory;
 
 pub use serde_json::{Value, json};
 pub use xcsh_core::{

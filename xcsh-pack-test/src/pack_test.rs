@@ -3,21 +3,19 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use xcsh_core::sync::lock;
 use xcsh_core::{
-    ProviderCapabilities, RESOLVE_TOOL_NAME, Session, Tool, ToolCall, ToolChoice, ToolContext,
-    ToolOutput, ToolResult,
+    PendingEntry, ProviderCapabilities, RESOLVE_TOOL_NAME, Session, Tool, ToolCall, ToolChoice,
+    ToolContext, ToolOutput, ToolResult,
 };
 use xcsh_loader::{HostBinding, create_tools_in_process};
-use xcsh_plugin_api::{Host, ToolError, ToolPack};
+use xcsh_plugin_api::Factory;
 
 use crate::{PackTestError, PendingInfo};
-
-/// A pack's factory: the function given to `export_tool_pack!`.
-pub type Factory = fn(&Host) -> Result<ToolPack, ToolError>;
 
 /// A pack's tools in a session of their own, driven the way a model would.
 ///
@@ -75,10 +73,10 @@ impl PackTest {
     ) -> Result<Self, PackTestError> {
         let session = Session::new(&dir);
         let binding = HostBinding::for_session(&session);
-        // The same entry the export macro's `create_tools` calls.
+        // What the export macro's `create_tools` entry serves a host.
         let tools = create_tools_in_process(
             name,
-            |api| xcsh_plugin_api::ffi::__create_tools(factory, api),
+            |api| xcsh_plugin_api::in_process::create_tools(factory, api),
             &binding,
         )
         .map_err(|source| PackTestError::Load {
@@ -168,14 +166,13 @@ impl PackTest {
     /// The newest pending action, with its source and details: the one
     /// `resolve` acts on next.
     pub fn newest_pending(&self) -> Option<PendingInfo> {
-        self.session.store().peek().map(|entry| {
-            let action = entry.action();
-            PendingInfo {
-                label: action.label().to_owned(),
-                source_tool_name: action.source_tool_name().to_owned(),
-                details: action.details().cloned(),
-            }
-        })
+        self.session.store().peek().as_ref().map(info)
+    }
+
+    /// Every pending action, with its source and details, newest first
+    /// (the order `resolve` takes them in).
+    pub fn pending(&self) -> Vec<PendingInfo> {
+        self.session.store().entries().iter().map(info).collect()
     }
 
     /// The hidden reminders queued for the model since the last call of
@@ -233,8 +230,13 @@ impl PackTest {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+fn info(entry: &PendingEntry) -> PendingInfo {
+    let action = entry.action();
+    PendingInfo {
+        label: action.label().to_owned(),
+        source_tool_name: action.source_tool_name().to_owned(),
+        details: action.details().cloned(),
+    }
 }
 
 impl fmt::Debug for PackTest {

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use xcsh_pack_test::{PackTest, PackTestError, SESSION_ENDED, ToolChoice, json};
+use xcsh_pack_test::{PackTest, PackTestError, PendingInfo, SESSION_ENDED, ToolChoice, json};
 use xcsh_plugin_api::prelude::*;
 
 /// Rejects seen by the `lifecycle` pack, across tests in this binary.
@@ -35,7 +35,7 @@ fn lifecycle(_host: &Host) -> Result<ToolPack, ToolError> {
             ctx.push_pending_action(
                 PendingAction::new(p.label, move |reason| {
                     Ok(ToolOutput::text(format!("applied {label} ({reason})")))
-                })
+                })?
                 .with_source_tool_name("push")
                 .with_details(json!({"n": 1}))
                 .with_reject(|_| {
@@ -150,7 +150,23 @@ fn a_tool_that_errors_after_pushing_leaves_its_action_pending() {
 }
 
 #[test]
-fn a_blank_label_is_refused_by_the_host() {
+fn pending_lists_every_action_newest_first_with_its_source_and_details() {
+    let pack = pack();
+    pack.call("push", json!({"label": "One"}));
+    pack.call("push", json!({"label": "Two"}));
+    let info = |label: &str| PendingInfo {
+        label: label.to_owned(),
+        source_tool_name: "push".to_owned(),
+        details: Some(json!({"n": 1})),
+    };
+    assert_eq!(pack.pending(), [info("Two"), info("One")]);
+    assert_eq!(pack.newest_pending(), Some(info("Two")));
+    pack.discard("not now");
+    assert_eq!(pack.pending(), [info("One")]);
+}
+
+#[test]
+fn a_blank_label_is_refused_where_the_action_is_built() {
     let pack = pack();
     let result = pack.call("push", json!({"label": "  "}));
     assert!(result.is_error);

@@ -16,8 +16,15 @@
 //! how to test a pack (the `xcsh-pack-test` crate runs its tools through
 //! the real host path in an ordinary `#[test]`).
 //!
-//! Agents and loaders use [`abi`], the versioned FFI contract. Pack authors
-//! should not need it.
+//! The plain values a pack builds and returns ([`ToolOutput`],
+//! [`ContentBlock`], [`ToolHints`], [`ToolError`], [`PendingAction`],
+//! [`LogLevel`]) are the agent's own types, defined once in the
+//! `xcsh-tool-types` crate: a [`PendingAction`] with a blank label is
+//! refused where it is built, with the message the agent would give.
+//!
+//! Agents and loaders use [`abi`], the versioned FFI contract, and
+//! [`in_process`] to serve a factory without a library. Pack authors
+//! should not need either.
 //!
 //! # Example: a batch-rename pack
 //!
@@ -59,12 +66,13 @@ pub mod abi;
 #[doc(hidden)]
 pub mod ffi;
 pub mod guide;
+pub mod in_process;
 pub mod prelude;
 pub mod sdk;
 
 pub use sdk::{
-    ContentBlock, FnTool, Host, LogLevel, NoParams, PendingAction, Tool, ToolContext, ToolError,
-    ToolHints, ToolOutput, ToolPack,
+    ContentBlock, Factory, FnTool, Host, LogLevel, NoParams, PendingAction, PendingActionError,
+    Tool, ToolContext, ToolError, ToolHints, ToolOutput, ToolPack,
 };
 
 /// Makes a struct or enum a tool's parameters.

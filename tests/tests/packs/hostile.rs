@@ -101,10 +101,21 @@ fn invalid_json_details_are_refused_in_results_and_pushes() {
 }
 
 #[test]
-fn a_push_with_an_empty_label_is_refused() {
+fn an_action_with_an_empty_label_is_refused_where_the_sdk_builds_it() {
     let dir = TempDir::new().unwrap();
     let session = session_with(&dir, &[]);
     let result = session.call("push_empty_label", json!({}));
+    assert!(result.is_error);
+    assert_eq!(result.text(), "pending action label must not be empty");
+    assert_eq!(session.pending_labels(), ["Marker: before"]);
+    assert_still_resolves(&session);
+}
+
+#[test]
+fn a_push_with_a_blank_label_through_the_raw_abi_is_refused_by_the_host_with_the_same_message() {
+    let dir = TempDir::new().unwrap();
+    let session = session_with(&dir, &[pack_path("fixture-raw-abi")]);
+    let result = session.call("raw_bad_details", json!({"mode": "blank_label"}));
     assert!(result.is_error);
     assert_eq!(result.text(), "pending action label must not be empty");
     assert_eq!(session.pending_labels(), ["Marker: before"]);

@@ -3,15 +3,15 @@
 //! A destructive tool first shows a preview and pushes a [`PendingAction`]
 //! onto the session's [`PendingActionStore`]; nothing changes until the
 //! model resolves it. The store is a LIFO stack: several previews resolve
-//! newest first.
+//! newest first. The action itself (its label rule included) is defined in
+//! `xcsh-tool-types`, shared with the pack SDK.
 
-mod action;
 mod store;
 mod subscription;
 
-pub use action::{
+pub use store::{PendingActionStore, PendingEntry, PendingSummary, PushEvent};
+pub use subscription::Subscription;
+pub use xcsh_tool_types::{
     ApplyFn, DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionView,
     RejectFn,
 };
-pub use store::{PendingActionStore, PendingEntry, PendingSummary, PushEvent};
-pub use subscription::Subscription;

@@ -2,10 +2,11 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use super::subscription::{Listener, Listeners};
 use super::{PendingAction, PendingActionView, Subscription};
+use crate::sync::lock;
 
 /// An action on the stack, with the id the store gave it.
 #[derive(Clone, Debug)]
@@ -63,14 +64,6 @@ pub struct PendingActionStore {
     stack: Mutex<Vec<PendingEntry>>,
     listeners: Arc<Mutex<Listeners>>,
     next_id: AtomicU64,
-}
-
-/// Locks `mutex`, ignoring poison: every critical section here leaves the
-/// data consistent, and user code never runs under these locks.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl PendingActionStore {
@@ -162,6 +155,12 @@ impl PendingActionStore {
             .rev()
             .map(|entry| entry.action.view())
             .collect()
+    }
+
+    /// Every pending entry, newest first: the actions themselves (shared,
+    /// not copied), with their labels, sources and details. Costs O(n).
+    pub fn entries(&self) -> Vec<PendingEntry> {
+        lock(&self.stack).iter().rev().cloned().collect()
     }
 
     /// Removes every pending action without applying or rejecting it and

@@ -54,10 +54,7 @@ impl Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         if let Some(listeners) = self.listeners.upgrade() {
-            listeners
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .remove(self.id);
+            crate::sync::lock(&listeners).remove(self.id);
         }
     }
 }

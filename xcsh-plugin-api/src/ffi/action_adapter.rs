@@ -19,36 +19,35 @@ pub(crate) fn boxed_action(action: PendingAction) -> CustomToolPendingActionBox 
 
 impl CustomToolPendingAction for ActionAdapter {
     fn label(&self) -> RString {
-        guard_or(RString::new(), || self.0.label.as_str().into())
+        guard_or(RString::new(), || self.0.label().into())
     }
 
     fn source_tool_name(&self) -> ROption<RString> {
         guard_or(ROption::RNone, || {
-            self.0.source_tool_name.as_deref().map(RString::from).into()
+            ROption::RSome(self.0.source_tool_name().into())
         })
     }
 
     fn details_json(&self) -> ROption<RString> {
         guard_or(ROption::RNone, || {
             self.0
-                .details
-                .as_ref()
+                .details()
                 .map(|d| RString::from(d.to_string()))
                 .into()
         })
     }
 
     fn apply(&self, reason: RStr<'_>) -> RResult<FfiToolOutput, FfiError> {
-        guard(|| (self.0.apply)(reason.as_str()).map(Into::into))
+        guard(|| self.0.apply(reason.as_str()).map(Into::into))
     }
 
     fn has_reject(&self) -> bool {
-        self.0.reject.is_some()
+        self.0.has_reject()
     }
 
     fn reject(&self, reason: RStr<'_>) -> RResult<ROption<FfiToolOutput>, FfiError> {
-        guard(|| match &self.0.reject {
-            Some(reject) => reject(reason.as_str()).map(|o| o.map(Into::into).into()),
+        guard(|| match self.0.reject(reason.as_str()) {
+            Some(rejected) => rejected.map(|o| o.map(Into::into).into()),
             None => Ok(ROption::RNone),
         })
     }

@@ -1,14 +1,15 @@
-//! SDK output into its FFI form.
+//! SDK values into their FFI form: the pack side of the boundary. (The
+//! host side, FFI into these values, is the loader's `convert` module.)
 
 use abi_stable::std_types::{ROption, RVec};
 
-use crate::abi::v1::{FfiContentBlock, FfiToolHints, FfiToolOutput};
-use crate::sdk::{ContentBlock, ToolHints, ToolOutput};
+use crate::abi::v1::{FfiContentBlock, FfiLogLevel, FfiToolHints, FfiToolOutput};
+use crate::sdk::{ContentBlock, LogLevel, ToolHints, ToolOutput};
 
 impl From<ContentBlock> for FfiContentBlock {
     fn from(block: ContentBlock) -> Self {
         match block {
-            ContentBlock::Text(text) => Self::Text { text: text.into() },
+            ContentBlock::Text { text } => Self::Text { text: text.into() },
             ContentBlock::Image { data, mime_type } => Self::Image {
                 data: data.into(),
                 mime_type: mime_type.into(),
@@ -40,6 +41,18 @@ impl From<ToolHints> for FfiToolHints {
             destructive: hints.destructive.into(),
             idempotent: hints.idempotent.into(),
             open_world: hints.open_world.into(),
+        }
+    }
+}
+
+impl From<LogLevel> for FfiLogLevel {
+    fn from(level: LogLevel) -> Self {
+        match level {
+            LogLevel::Trace => Self::Trace,
+            LogLevel::Debug => Self::Debug,
+            LogLevel::Info => Self::Info,
+            LogLevel::Warn => Self::Warn,
+            LogLevel::Error => Self::Error,
         }
     }
 }

@@ -1,6 +1,5 @@
 //! Keeps panics on the pack's side of the boundary.
 
-use std::any::Any;
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
@@ -9,6 +8,7 @@ use abi_stable::std_types::RResult;
 
 use crate::abi::v1::FfiError;
 use crate::sdk::ToolError;
+use xcsh_tool_types::panic_message;
 
 thread_local! {
     /// True while this thread runs pack code under a guard.
@@ -55,16 +55,6 @@ pub fn guard<T>(f: impl FnOnce() -> Result<T, ToolError>) -> RResult<T, FfiError
 /// `fallback`.
 pub(crate) fn guard_or<T>(fallback: T, f: impl FnOnce() -> T) -> T {
     guarded(f).unwrap_or(fallback)
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(message) = payload.downcast_ref::<&str>() {
-        (*message).to_owned()
-    } else if let Some(message) = payload.downcast_ref::<String>() {
-        message.clone()
-    } else {
-        "unknown panic payload".to_owned()
-    }
 }
 
 #[cfg(test)]

@@ -3,13 +3,10 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::abi::v1::{CustomToolApiHandle, FfiLogLevel};
+use crate::abi::v1::CustomToolApiHandle;
 use crate::ffi::boxed_action;
 
-use super::{PendingAction, ToolError};
-
-/// A log level for [`Host::log`].
-pub type LogLevel = FfiLogLevel;
+use super::{LogLevel, PendingAction, ToolError};
 
 /// The host's API, bound to the session the pack's tools were made for.
 ///
@@ -31,7 +28,7 @@ impl Host {
     ///
     /// `Pending action store unavailable for custom tools in this runtime.`
     /// when the runtime has no store; the host's reason when it refuses the
-    /// action (e.g. an empty label).
+    /// action (e.g. a push from a call that already returned).
     pub fn push_pending_action(&self, action: PendingAction) -> Result<(), ToolError> {
         self.api
             .push_pending_action(boxed_action(action))
@@ -46,7 +43,7 @@ impl Host {
 
     /// Writes `message` to the host's log.
     pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
-        self.api.log(level, message.as_ref().into());
+        self.api.log(level.into(), message.as_ref().into());
     }
 }
 

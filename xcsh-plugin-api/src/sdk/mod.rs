@@ -1,23 +1,26 @@
 //! What pack authors touch: the [`Tool`] trait (or [`FnTool`] closures),
 //! typed parameters, [`ToolOutput`] and [`ToolError`], the [`Host`] with
 //! [`PendingAction`]s, and the [`ToolPack`] the export macro serves.
+//!
+//! The plain values ([`ToolOutput`], [`ContentBlock`], [`ToolHints`],
+//! [`ToolError`], [`PendingAction`], [`LogLevel`]) are the agent's own
+//! types (the `xcsh-tool-types` crate, which the agent's `xcsh-core`
+//! re-exports too): a pack builds exactly what the host checks, with the
+//! same rules and messages.
 
 mod context;
-mod error;
 mod host;
 mod no_params;
-mod output;
 mod pack;
-mod pending;
 mod tool;
 
 pub use context::ToolContext;
-pub use error::ToolError;
-pub use host::{Host, LogLevel};
+pub use host::Host;
 pub use no_params::NoParams;
-pub use output::{ContentBlock, ToolHints, ToolOutput};
-pub use pack::ToolPack;
-pub use pending::PendingAction;
+pub use pack::{Factory, ToolPack};
 pub use tool::{FnTool, Tool};
+pub use xcsh_tool_types::{
+    ContentBlock, LogLevel, PendingAction, PendingActionError, ToolError, ToolHints, ToolOutput,
+};
 
 pub(crate) use pack::DynTool;

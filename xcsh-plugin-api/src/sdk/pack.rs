@@ -4,7 +4,12 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{Tool, ToolContext, ToolError, ToolHints, ToolOutput};
+use super::{Host, Tool, ToolContext, ToolError, ToolHints, ToolOutput};
+
+/// A pack's factory, the function given to
+/// [`export_tool_pack!`](crate::export_tool_pack): called once per session
+/// with the session's [`Host`].
+pub type Factory = fn(&Host) -> Result<ToolPack, ToolError>;
 
 /// A [`Tool`] with its parameter type erased.
 pub(crate) trait DynTool: Send + Sync {

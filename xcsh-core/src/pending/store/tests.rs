@@ -171,3 +171,28 @@ fn store_is_send_and_sync() {
     assert_send_sync::<PendingEntry>();
     assert_send_sync::<Subscription>();
 }
+
+#[test]
+fn entries_are_newest_first_with_details_and_leave_the_stack_alone() {
+    let store = PendingActionStore::new();
+    store.push(action("one").with_details(serde_json::json!({"n": 1})));
+    store.push(action("two").with_source_tool_name("two_preview"));
+    let entries = store.entries();
+    let seen: Vec<(&str, &str, Option<&serde_json::Value>)> = entries
+        .iter()
+        .map(|e| {
+            let a = e.action();
+            (a.label(), a.source_tool_name(), a.details())
+        })
+        .collect();
+    let one = serde_json::json!({"n": 1});
+    assert_eq!(
+        seen,
+        [
+            ("two", "two_preview", None),
+            ("one", "custom_tool", Some(&one))
+        ]
+    );
+    assert_eq!(store.len(), 2);
+    assert_eq!(store.peek().unwrap().id(), entries[0].id());
+}

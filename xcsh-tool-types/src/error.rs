@@ -4,12 +4,17 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::PendingActionError;
+
 /// A failure reported by tool code: a one-line message for the model and
 /// optional structured details.
 ///
 /// Tool code builds one with [`ToolError::new`], or converts from a `String`,
-/// a `&str`, an I/O error or a JSON error with `?`.
-#[derive(Clone, Debug, PartialEq)]
+/// a `&str`, an I/O error, a JSON error or a refused [`PendingAction`]
+/// with `?`.
+///
+/// [`PendingAction`]: crate::PendingAction
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolError {
     message: String,
     details: Option<Value>,
@@ -24,7 +29,9 @@ impl ToolError {
         }
     }
 
-    /// Attaches structured details.
+    /// Attaches structured details. A tool pack's error reaches the agent
+    /// as its message only (ABI v1 carries no error details): details are
+    /// for errors of the agent's own tools.
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
@@ -69,6 +76,12 @@ impl From<std::io::Error> for ToolError {
 
 impl From<serde_json::Error> for ToolError {
     fn from(error: serde_json::Error) -> Self {
+        Self::new(error.to_string())
+    }
+}
+
+impl From<PendingActionError> for ToolError {
+    fn from(error: PendingActionError) -> Self {
         Self::new(error.to_string())
     }
 }

@@ -1,7 +1,39 @@
-//! What the model sees of a tool's parameter schema: one policy for
-//! built-in tools and tool packs.
+//! Tool parameter schemas: the one shape the host accepts, and what the
+//! model sees of them. One policy for built-in tools and tool packs.
 
 use serde_json::Value;
+
+/// A parameter schema the host refuses: every tool takes a JSON object of
+/// arguments, so its schema must say `"type": "object"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("parameters schema must be a JSON object schema with \"type\": \"object\"")]
+pub struct NotAnObjectSchema;
+
+/// Checks that `schema` is a JSON object schema (`"type": "object"`).
+///
+/// # Errors
+///
+/// [`NotAnObjectSchema`].
+///
+/// ```
+/// use serde_json::json;
+/// use xcsh_tool_types::check_object_schema;
+/// assert!(check_object_schema(&json!({"type": "object"})).is_ok());
+/// assert_eq!(
+///     check_object_schema(&json!({"type": "string"})).unwrap_err().to_string(),
+///     "parameters schema must be a JSON object schema with \"type\": \"object\""
+/// );
+/// ```
+pub fn check_object_schema(schema: &Value) -> Result<(), NotAnObjectSchema> {
+    let is_object_schema = schema
+        .as_object()
+        .is_some_and(|s| s.get("type").and_then(Value::as_str) == Some("object"));
+    if is_object_schema {
+        Ok(())
+    } else {
+        Err(NotAnObjectSchema)
+    }
+}
 
 /// A parameter schema as it is offered to the model.
 ///
@@ -26,7 +58,7 @@ use serde_json::Value;
 ///     "additionalProperties": false
 /// });
 /// assert_eq!(
-///     xcsh_core::offered_schema(schema),
+///     xcsh_tool_types::offered_schema(schema),
 ///     json!({
 ///         "type": "object",
 ///         "properties": {"name": {"type": "string", "description": "Who to greet."}},
@@ -61,6 +93,23 @@ mod tests {
         assert_eq!(offered["properties"], schema["properties"]);
         assert_eq!(offered["$defs"], schema["$defs"]);
         assert!(offered.get("title").is_none());
+    }
+
+    #[test]
+    fn only_object_schemas_pass_the_check() {
+        for schema in [
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {}}),
+        ] {
+            assert_eq!(check_object_schema(&schema), Ok(()));
+        }
+        for schema in [json!(true), json!({"type": "string"}), json!({}), json!([])] {
+            assert_eq!(
+                check_object_schema(&schema),
+                Err(NotAnObjectSchema),
+                "{schema}"
+            );
+        }
     }
 
     #[test]

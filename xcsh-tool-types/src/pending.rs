@@ -29,8 +29,20 @@ pub enum PendingActionError {
 
 /// A preview's deferred work, waiting for `resolve`.
 ///
-/// `apply` may run more than once: a failed apply leaves the action pending
-/// and the model may try again.
+/// Nothing runs until the model resolves it: `apply` on apply (it may run
+/// more than once: a failed apply leaves the action pending and the model
+/// may try again), `reject` on discard. Both get the model's reason, which
+/// is informative only.
+///
+/// ```
+/// use xcsh_tool_types::{PendingAction, ToolOutput};
+///
+/// let action = PendingAction::new("Rename: 2 files", |_reason| Ok(ToolOutput::text("Renamed 2 files.")))
+///     .unwrap()
+///     .with_source_tool_name("rename_preview");
+/// assert_eq!(action.label(), "Rename: 2 files");
+/// assert_eq!(action.apply("looks right").unwrap(), ToolOutput::text("Renamed 2 files."));
+/// ```
 pub struct PendingAction {
     label: String,
     source_tool_name: String,
@@ -40,7 +52,8 @@ pub struct PendingAction {
 }
 
 impl PendingAction {
-    /// An action labelled `label` whose apply runs `apply`.
+    /// An action labelled `label` (best as `Source: summary`) whose apply
+    /// runs `apply`.
     ///
     /// # Errors
     ///
@@ -74,7 +87,8 @@ impl PendingAction {
         self
     }
 
-    /// Runs `reject` when the action is discarded.
+    /// Runs `reject` when the action is discarded; returning `Some` output
+    /// replaces the default `Discarded: …` message.
     pub fn with_reject(
         mut self,
         reject: impl Fn(&str) -> Result<Option<ToolOutput>, ToolError> + Send + Sync + 'static,
