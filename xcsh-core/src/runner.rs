@@ -55,28 +55,41 @@ impl Runner {
         store: &PendingActionStore,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, Failure> {
+        self.run_collecting(store, job).0
+    }
+
+    /// [`run`](Self::run), also returning the ids of the actions the call
+    /// pushed (none after a timeout: those were taken back).
+    pub(crate) fn run_collecting<T: Send + 'static>(
+        &self,
+        store: &PendingActionStore,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> (Result<T, Failure>, Vec<u64>) {
         let call = RunningCall::default();
         let Some(limit) = self.limits().time else {
             let entered = call.enter();
             let outcome = catch(job).map_err(Failure::Panicked);
-            call.finish();
+            let pushed = call.finish();
             drop(entered);
-            return outcome;
+            return (outcome, pushed);
         };
         let (sender, receiver) = mpsc::sync_channel(1);
         let in_worker = call.clone();
-        let worker = self.dispatch(Box::new(move || {
+        let worker = match self.dispatch(Box::new(move || {
             let _entered = in_worker.enter();
             let _ = sender.send(catch(job));
-        }))?;
+        })) {
+            Ok(worker) => worker,
+            Err(failure) => return (Err(failure), Vec::new()),
+        };
         match receiver.recv_timeout(limit) {
             Ok(outcome) => {
-                call.finish();
+                let pushed = call.finish();
                 self.idle
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .push(worker);
-                outcome.map_err(Failure::Panicked)
+                (outcome.map_err(Failure::Panicked), pushed)
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 for id in call.finish() {
@@ -87,11 +100,14 @@ impl Runner {
                         );
                     }
                 }
-                Err(Failure::TimedOut(limit))
+                (Err(Failure::TimedOut(limit)), Vec::new())
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                call.finish();
-                Err(Failure::Panicked("the call's thread stopped".to_owned()))
+                let pushed = call.finish();
+                (
+                    Err(Failure::Panicked("the call's thread stopped".to_owned())),
+                    pushed,
+                )
             }
         }
     }
