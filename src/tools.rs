@@ -1,8 +1,10 @@
-//! `xcsh tools`: the loaded tools, then the load report.
+//! `xcsh tools`: the loaded tools with their approval policies, then the
+//! load report.
 
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
+use xcsh_core::Policy;
 
 use crate::agent::{Agent, ToolSource};
 use crate::cli::ToolsArgs;
@@ -55,9 +57,10 @@ pub fn to_text(agent: &Agent) -> String {
             }
         };
         out.push_str(&format!(
-            "  {:name_width$}  {:label_width$}  {source}\n",
+            "  {:name_width$}  {:label_width$}  {:<5}  {source}\n",
             tool.name(),
-            tool.label()
+            tool.label(),
+            policy_of(agent, tool.name()).map_or("-", Policy::as_str),
         ));
     }
     let report = &agent.report;
@@ -83,6 +86,12 @@ pub fn to_text(agent: &Agent) -> String {
     out
 }
 
+/// The approval policy of the tool called `name`; `None` for `resolve`,
+/// which pushes nothing.
+fn policy_of(agent: &Agent, name: &str) -> Option<Policy> {
+    (!crate::agent::is_resolve(name)).then(|| agent.session.policy(name))
+}
+
 /// The JSON listing: `{"tools": [...], "report": {...}}`, each tool with its
 /// source and parameter schema, the report as the loader gives it plus
 /// `warnings`.
@@ -106,6 +115,7 @@ pub fn to_json(agent: &Agent) -> Value {
                 "label": tool.label(),
                 "description": tool.description(),
                 "hidden": tool.hidden(),
+                "policy": policy_of(agent, tool.name()),
                 "source": source,
                 "parameters": tool.parameters(),
             })
