@@ -70,11 +70,15 @@ pub fn run() -> anyhow::Result<ExitCode> {
     // Who answers an `ask`: the terminal's person, the run's flags; the
     // MCP server asks its client (see `mcp::serve`).
     match &cli.command {
-        Command::Run(args) => agent.session.set_approver(Arc::new(match (args.approve_all, args.decline_all) {
-            (true, _) => FlagAnswer::ApproveAll,
-            (_, true) => FlagAnswer::DeclineAll,
-            _ => FlagAnswer::None,
-        })),
+        Command::Run(args) => {
+            agent
+                .session
+                .set_approver(Arc::new(match (args.approve_all, args.decline_all) {
+                    (true, _) => FlagAnswer::ApproveAll,
+                    (_, true) => FlagAnswer::DeclineAll,
+                    _ => FlagAnswer::None,
+                }))
+        }
         Command::Repl(_) => agent.session.set_approver(Arc::new(TerminalApprover)),
         _ => {}
     }
@@ -84,7 +88,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => mcp::serve(agent)?,
-        Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => unreachable!("handled before any pack loads"),
+        Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
+            unreachable!("handled before any pack loads")
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

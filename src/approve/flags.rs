@@ -15,8 +15,7 @@ pub enum FlagAnswer {
 }
 
 /// Why an `ask` apply is refused under `xcsh run` without a flag.
-pub const NO_PERSON_IN_RUN: &str =
-    "xcsh run has no person to ask (start it with --approve-all or --decline-all to answer for one)";
+pub const NO_PERSON_IN_RUN: &str = "xcsh run has no person to ask (start it with --approve-all or --decline-all to answer for one)";
 
 /// The reason a `--decline-all` decline gives the model and the reject.
 pub const DECLINED_BY_FLAG: &str = "declined by --decline-all";

@@ -77,7 +77,10 @@ mod tests {
     use crate::sources::ProjectSettings;
 
     fn config(text: &str) -> ApprovalConfig {
-        crate::config::Config::parse(text).unwrap().approval.unwrap()
+        crate::config::Config::parse(text)
+            .unwrap()
+            .approval
+            .unwrap()
     }
 
     #[test]
@@ -89,7 +92,10 @@ mod tests {
             ..Settings::default()
         };
         let table = PolicyTable::from_settings(&settings, &PackArgs::default());
-        assert_eq!(table.policy("batch_rename_preview", "batch-rename"), Policy::Model);
+        assert_eq!(
+            table.policy("batch_rename_preview", "batch-rename"),
+            Policy::Model
+        );
         assert_eq!(table.policy("other_rename", "batch-rename"), Policy::Deny);
         assert_eq!(table.policy("ast_edit", "built-in"), Policy::Ask);
     }
@@ -97,7 +103,9 @@ mod tests {
     #[test]
     fn a_project_or_a_flag_only_makes_a_policy_stricter() {
         let settings = Settings {
-            approval: Some(config("[approval]\ntools = { ast_edit = \"deny\", x = \"ask\" }")),
+            approval: Some(config(
+                "[approval]\ntools = { ast_edit = \"deny\", x = \"ask\" }",
+            )),
             project: ProjectSettings {
                 approval: Some(config(
                     "[approval]\ndefault = \"model\"\ntools = { ast_edit = \"model\", y = \"ask\" }",
@@ -111,10 +119,22 @@ mod tests {
             ..PackArgs::default()
         };
         let table = PolicyTable::from_settings(&settings, &flags);
-        assert_eq!(table.policy("ast_edit", "built-in"), Policy::Deny, "not loosened");
+        assert_eq!(
+            table.policy("ast_edit", "built-in"),
+            Policy::Deny,
+            "not loosened"
+        );
         assert_eq!(table.policy("x", "p"), Policy::Ask);
-        assert_eq!(table.policy("y", "p"), Policy::Ask, "tightened by the project");
-        assert_eq!(table.policy("z", "batch-rename"), Policy::Deny, "by the flag's pack");
+        assert_eq!(
+            table.policy("y", "p"),
+            Policy::Ask,
+            "tightened by the project"
+        );
+        assert_eq!(
+            table.policy("z", "batch-rename"),
+            Policy::Deny,
+            "by the flag's pack"
+        );
         assert_eq!(table.policy("z", "p"), Policy::Model);
         let all = PackArgs {
             ask: vec![ALL.to_owned()],

@@ -47,7 +47,9 @@ impl Approver for TerminalApprover {
     fn ask(&self, request: &ApprovalRequest) -> Answer {
         let mut editor = match DefaultEditor::new() {
             Ok(editor) => editor,
-            Err(error) => return Answer::Unavailable(format!("the terminal cannot be read ({error})")),
+            Err(error) => {
+                return Answer::Unavailable(format!("the terminal cannot be read ({error})"));
+            }
         };
         println!("{}", describe(request));
         loop {

@@ -30,7 +30,9 @@ pub fn path(config: Option<&JournalConfig>, cwd: &Path) -> Option<PathBuf> {
     if config.enabled == Some(false) {
         return None;
     }
-    let path = config.path.unwrap_or_else(|| PathBuf::from(DEFAULT_JOURNAL));
+    let path = config
+        .path
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_JOURNAL));
     Some(cwd.join(path))
 }
 

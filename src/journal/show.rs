@@ -24,7 +24,10 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
     };
     let mut out = io::stdout().lock();
     let Some(path) = super::path(config.and_then(|c| c.journal).as_ref(), cwd) else {
-        writeln!(out, "The journal is turned off ([journal] enabled = false in the user's config).")?;
+        writeln!(
+            out,
+            "The journal is turned off ([journal] enabled = false in the user's config)."
+        )?;
         return Ok(());
     };
     let file = match std::fs::File::open(&path) {
@@ -36,7 +39,8 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
             return Ok(());
         }
         Err(error) => {
-            return Err(error).with_context(|| format!("cannot read the journal {}", path.display()));
+            return Err(error)
+                .with_context(|| format!("cannot read the journal {}", path.display()));
         }
     };
     let mut last = std::collections::VecDeque::with_capacity(args.last.min(4096));
@@ -110,6 +114,9 @@ mod tests {
             human(line),
             "2025-06-01T10:00:00.000Z  resolve  \"Evil\\u{1b}[2J\\nlabel\"  batch_rename_preview (batch-rename 0.1.0, ask): declined; discard by person; reason: keep it"
         );
-        assert_eq!(human("nonsense\u{7}"), "(not a journal entry: nonsense\\u{7})");
+        assert_eq!(
+            human("nonsense\u{7}"),
+            "(not a journal entry: nonsense\\u{7})"
+        );
     }
 }

@@ -55,11 +55,15 @@ impl FileJournal {
         let mut line = Map::new();
         line.insert(
             "time".into(),
-            Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true).into(),
+            Utc::now()
+                .to_rfc3339_opts(SecondsFormat::Millis, true)
+                .into(),
         );
         line.insert("session".into(), self.session.clone().into());
         let (pack, version) = match self.packs.get(&entry.tool) {
-            Some(Some((pack, version))) => (Value::from(pack.clone()), Value::from(version.clone())),
+            Some(Some((pack, version))) => {
+                (Value::from(pack.clone()), Value::from(version.clone()))
+            }
             Some(None) => (Value::from(crate::approve::BUILT_IN_PACK), Value::Null),
             None => (Value::Null, Value::Null),
         };

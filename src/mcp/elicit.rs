@@ -19,7 +19,8 @@ use xcsh_core::{Answer, ApprovalRequest, Approver};
 
 /// Why a client without elicitation cannot be asked (completes
 /// "Apply needs a person's approval (…), but …").
-pub const NO_ELICITATION: &str = "this MCP client cannot ask its user: it does not support elicitation (form mode)";
+pub const NO_ELICITATION: &str =
+    "this MCP client cannot ask its user: it does not support elicitation (form mode)";
 
 /// Why a 2026-07-28 client cannot be asked yet.
 pub const NO_ELICITATION_2026: &str = "this MCP client cannot be asked: its protocol revision (2026-07-28) has no server-to-client requests, and xcsh does not send input-required results yet";
@@ -75,7 +76,10 @@ pub fn answer(action: ElicitationAction, content: Option<&Value>) -> Answer {
         .map(str::to_owned);
     match action {
         ElicitationAction::Accept => {
-            match content.and_then(|c| c.get(DECISION)).and_then(Value::as_str) {
+            match content
+                .and_then(|c| c.get(DECISION))
+                .and_then(Value::as_str)
+            {
                 Some("apply") => Answer::Approve,
                 Some("decline") => Answer::Decline { reason },
                 _ => Answer::Unavailable(
@@ -147,7 +151,10 @@ mod tests {
     fn the_form_asks_for_a_decision_and_an_optional_reason() {
         let wire = serde_json::to_value(schema()).unwrap();
         assert_eq!(wire["required"], json!([DECISION]));
-        assert_eq!(wire["properties"][DECISION]["enum"], json!(["apply", "decline"]));
+        assert_eq!(
+            wire["properties"][DECISION]["enum"],
+            json!(["apply", "decline"])
+        );
         assert_eq!(wire["properties"][REASON]["type"], "string");
     }
 
