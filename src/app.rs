@@ -3,15 +3,18 @@
 //! subcommand.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Parser as _;
 use tracing::Level;
 
 use crate::agent::{Agent, RunPolicy};
+use crate::approve::flags::FlagAnswer;
+use crate::approve::terminal::TerminalApprover;
 use crate::cli::{Cli, Command, PackCommand};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{isolate, mcp, repl, run, template, tools, trust};
+use crate::{approve, isolate, journal, mcp, repl, run, template, tools, trust};
 
 /// Runs the command line of this process.
 ///
@@ -34,7 +37,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         | Command::Mcp(_)
         | Command::Pack(_)
         | Command::Trust(_)
-        | Command::PackHost(_) => Level::WARN,
+        | Command::PackHost(_)
+        | Command::Journal(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
     if let Command::PackHost(_) = cli.command {
@@ -45,6 +49,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let Command::Trust(args) = &cli.command {
         trust::run(args, &cwd, &UserDirs::from_os())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Command::Journal(args) = &cli.command {
+        journal::show(args, &cwd, &UserDirs::from_os())?;
         return Ok(ExitCode::SUCCESS);
     }
     let env = std::env::var_os(PLUGIN_PATH_ENV);
@@ -67,13 +75,32 @@ pub fn run() -> anyhow::Result<ExitCode> {
     policy.isolation.verbosity = cli.verbose;
     let agent =
         Agent::start(&cwd, discovery, &policy).context("cannot register the built-in tools")?;
+    approve::install_policies(&agent, &collected.settings, cli.packs());
+    journal::install(&agent, &collected.settings, &cwd);
+    // Who answers an `ask`: the terminal's person, the run's flags; the
+    // MCP server asks its client (see `mcp::serve`).
+    match &cli.command {
+        Command::Run(args) => {
+            agent
+                .session
+                .set_approver(Arc::new(match (args.approve_all, args.decline_all) {
+                    (true, _) => FlagAnswer::ApproveAll,
+                    (_, true) => FlagAnswer::DeclineAll,
+                    _ => FlagAnswer::None,
+                }))
+        }
+        Command::Repl(_) => agent.session.set_approver(Arc::new(TerminalApprover)),
+        _ => {}
+    }
 
     match &cli.command {
         Command::Tools(args) => tools::run(&agent, args)?,
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => mcp::serve(agent)?,
-        Command::Pack(_) | Command::Trust(_) => unreachable!("handled before any pack loads"),
+        Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
+            unreachable!("handled before any pack loads")
+        }
         Command::PackHost(_) => unreachable!("served above"),
     }
     Ok(ExitCode::SUCCESS)

@@ -38,7 +38,7 @@ impl Cli {
             Command::Run(args) => &args.packs,
             Command::Repl(args) => &args.packs,
             Command::Mcp(args) => &args.packs,
-            Command::Pack(_) | Command::Trust(_) => {
+            Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
                 static NONE: std::sync::LazyLock<PackArgs> =
                     std::sync::LazyLock::new(PackArgs::default);
                 &NONE
@@ -79,6 +79,17 @@ pub struct PackArgs {
     /// the config's [isolation] table chooses per pack).
     #[arg(long)]
     pub isolate: bool,
+
+    /// Put the model's applies of NAME's pending actions to a person
+    /// (NAME: a tool, a pack, or `all`; repeatable). Flags and configs
+    /// only make a policy stricter.
+    #[arg(long = "ask", value_name = "NAME")]
+    pub ask: Vec<String>,
+
+    /// Refuse every apply of NAME's pending actions; only discard works
+    /// (NAME: a tool, a pack, or `all`; repeatable).
+    #[arg(long = "deny", value_name = "NAME")]
+    pub deny: Vec<String>,
 }
 
 /// A non-negative number of seconds.
@@ -103,6 +114,8 @@ pub enum Command {
     /// input and output (one session; `resolve` listed while anything is
     /// pending).
     Mcp(McpArgs),
+    /// Show the journal: the recent pushes, resolves and answers.
+    Journal(JournalArgs),
     /// Trust a project directory: load its .xcsh/config.toml and packs
     /// from now on, as they are now (a changed config asks again).
     Trust(TrustArgs),
@@ -113,6 +126,18 @@ pub enum Command {
     /// standard input and output (started by xcsh itself).
     #[command(name = "pack-host", hide = true)]
     PackHost(PackHostArgs),
+}
+
+/// Options of `xcsh journal`.
+#[derive(Debug, Args)]
+pub struct JournalArgs {
+    /// Print the last N entries.
+    #[arg(short = 'n', long = "last", value_name = "N", default_value_t = 20)]
+    pub last: usize,
+
+    /// Print the entries as JSON lines, as they are in the file.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `xcsh trust`.
@@ -190,6 +215,17 @@ pub struct RunArgs {
     /// Human-readable output instead of JSON lines.
     #[arg(long)]
     pub pretty: bool,
+
+    /// Answer yes to every apply a policy puts to a person (a run has
+    /// nobody to ask; without this or --decline-all such an apply is
+    /// refused and the action stays pending).
+    #[arg(long, conflicts_with = "decline_all")]
+    pub approve_all: bool,
+
+    /// Answer no to every apply a policy puts to a person: the action is
+    /// discarded and the model is told.
+    #[arg(long)]
+    pub decline_all: bool,
 
     /// Tool packs to load.
     #[command(flatten)]

@@ -12,9 +12,21 @@
 //! # User config only: packs in processes of their own (see `isolate::policy`).
 //! [isolation.packs."packs/libweather.so"]
 //! capabilities = ["network"]
+//!
+//! # Approval policies (see `docs/approvals.md`): model, ask or deny.
+//! [approval]
+//! default = "model"                        # every tool not named below
+//! packs = { batch-rename = "ask" }         # every tool of a pack
+//! tools = { ast_edit = "ask" }             # one tool (wins over its pack)
+//!
+//! # The journal of pushes, resolves and answers (user config only).
+//! [journal]
+//! path = ".xcsh/journal.jsonl"             # relative to the working directory
+//! enabled = true
 //! ```
 //!
-//! Relative paths resolve against the directory holding the config file.
+//! Relative paths resolve against the directory holding the config file
+//! (the journal's against the working directory).
 
 use std::collections::BTreeMap;
 use std::io;
@@ -22,6 +34,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use serde::Deserialize;
+use xcsh_core::Policy;
 
 use crate::isolate::IsolationConfig;
 
@@ -53,6 +66,42 @@ pub struct Config {
     /// there (read from the user's config file only).
     #[serde(default)]
     pub isolation: Option<IsolationConfig>,
+    /// Who may apply pending actions, per tool and pack. A project's
+    /// table can only make a policy stricter.
+    #[serde(default)]
+    pub approval: Option<ApprovalConfig>,
+    /// Where the journal goes; read from the user's config only.
+    #[serde(default)]
+    pub journal: Option<JournalConfig>,
+}
+
+/// The `[approval]` table: a policy for every tool, per pack and per tool.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalConfig {
+    /// The policy of a tool named by neither `tools` nor `packs`.
+    #[serde(default)]
+    pub default: Option<Policy>,
+    /// Policies of every tool of a pack, by pack name (built-in tools
+    /// belong to the pack `built-in`).
+    #[serde(default)]
+    pub packs: BTreeMap<String, Policy>,
+    /// Policies by tool name; they win over their pack's.
+    #[serde(default)]
+    pub tools: BTreeMap<String, Policy>,
+}
+
+/// The `[journal]` table.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JournalConfig {
+    /// The journal file; relative paths resolve against the working
+    /// directory. Default: `.xcsh/journal.jsonl`.
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    /// `false` turns the journal off.
+    #[serde(default)]
+    pub enabled: Option<bool>,
 }
 
 impl Config {
@@ -117,6 +166,8 @@ impl Config {
             plugins: self.plugins.iter().map(|p| base.join(p)).collect(),
             plugin_dirs: self.plugin_dirs.iter().map(|p| base.join(p)).collect(),
             tool_timeout_secs: self.tool_timeout_secs,
+            approval: self.approval,
+            journal: self.journal,
             allow_list: self.allow_list.map(|list| {
                 list.into_iter()
                     .map(|(path, hash)| (base.join(path), hash))
@@ -143,7 +194,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),
@@ -152,6 +203,23 @@ mod tests {
         let syntax = Config::parse("\n\nplugins = [\n").unwrap_err();
         assert!(syntax.starts_with("line 3: "), "{syntax}");
         assert!(!syntax.contains('\n'), "{syntax}");
+    }
+
+    #[test]
+    fn approval_and_journal_tables_parse_and_bad_policies_are_one_line_errors() {
+        let config = Config::parse(
+            "[approval]\ndefault = \"ask\"\npacks = { batch-rename = \"deny\" }\ntools = { ast_edit = \"model\" }\n[journal]\nenabled = false\n",
+        )
+        .unwrap();
+        let approval = config.approval.unwrap();
+        assert_eq!(approval.default, Some(Policy::Ask));
+        assert_eq!(approval.packs["batch-rename"], Policy::Deny);
+        assert_eq!(approval.tools["ast_edit"], Policy::Model);
+        assert_eq!(config.journal.unwrap().enabled, Some(false));
+        assert_eq!(
+            Config::parse("[approval]\ndefault = \"always\"\n").unwrap_err(),
+            "line 2: unknown variant `always`, expected one of `model`, `ask`, `deny`"
+        );
     }
 
     #[test]

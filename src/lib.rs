@@ -5,6 +5,8 @@
 //! - [`sources`] and [`config`]: where tool packs come from; [`project`]
 //!   and [`trust_store`]: which project directories the user trusts;
 //! - [`agent`]: a session with the built-ins first, then the packs;
+//! - [`approve`]: approval policies and who is asked; [`journal`]: the
+//!   journal of pushes, resolves and answers, and `xcsh journal`;
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
 //! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`]: the subcommands; [`render`]: `--pretty`;
 //! - [`template`]: `xcsh pack new`, a new tool-pack crate;
@@ -17,10 +19,12 @@
 
 pub mod agent;
 pub mod app;
+pub mod approve;
 pub mod cli;
 pub mod config;
 pub mod escape;
 pub mod isolate;
+pub mod journal;
 pub mod logging;
 pub mod mcp;
 pub mod project;

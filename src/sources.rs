@@ -126,6 +126,12 @@ pub struct Settings {
     pub allow_list: Option<Vec<(PathBuf, String)>>,
     /// The user's config's `[isolation]` table (a project's is ignored).
     pub isolation: Option<crate::isolate::IsolationConfig>,
+    /// The user's config's `[approval]` table.
+    pub approval: Option<crate::config::ApprovalConfig>,
+    /// The user's config's `[journal]` table (a project's is ignored: the
+    /// journal records what a project does, so it is not the project's to
+    /// move or turn off).
+    pub journal: Option<crate::config::JournalConfig>,
     /// A trusted project's settings, which only tighten the user's.
     pub project: ProjectSettings,
 }
@@ -140,6 +146,9 @@ pub struct ProjectSettings {
     /// The project config's path and `allow_list`: a pack must be on it
     /// too.
     pub allow_list: Option<(PathBuf, Vec<(PathBuf, String)>)>,
+    /// The project config's `[approval]` table: makes policies stricter,
+    /// never looser.
+    pub approval: Option<crate::config::ApprovalConfig>,
     /// The trusted project directory and the pack hashes `xcsh trust`
     /// recorded for it.
     pub trusted: Option<(PathBuf, ProjectRecord)>,
@@ -220,6 +229,7 @@ pub fn collect(
                     }
                     settings.project.tool_timeout =
                         config_timeout(&project.config, config.tool_timeout_secs)?;
+                    settings.project.approval.clone_from(&config.approval);
                     settings.project.allow_list = config.allow_list.as_ref().map(|list| {
                         let entries = list.iter().map(|(p, h)| (p.clone(), h.clone()));
                         (project.config.clone(), entries.collect())
@@ -239,6 +249,8 @@ pub fn collect(
         settings.tool_timeout = config_timeout(&path, config.tool_timeout_secs)?;
         settings.allow_list = config.allow_list.map(|list| list.into_iter().collect());
         settings.isolation = config.isolation;
+        settings.approval = config.approval;
+        settings.journal = config.journal;
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));

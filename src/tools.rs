@@ -1,8 +1,10 @@
-//! `xcsh tools`: the loaded tools, then the load report.
+//! `xcsh tools`: the loaded tools with their approval policies, then the
+//! load report.
 
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
+use xcsh_core::Policy;
 
 use crate::agent::{Agent, ToolSource};
 use crate::cli::ToolsArgs;
@@ -38,7 +40,7 @@ pub fn run(agent: &Agent, args: &ToolsArgs) -> anyhow::Result<()> {
 /// supplied is escaped ([`crate::escape::line`]).
 pub fn to_text(agent: &Agent) -> String {
     let tools = agent.session.tools();
-    let rows: Vec<[String; 3]> = tools
+    let rows: Vec<[String; 4]> = tools
         .iter()
         .map(|tool| {
             let source = match agent.tool_source(tool.name()) {
@@ -63,6 +65,9 @@ pub fn to_text(agent: &Agent) -> String {
             [
                 escape::line(tool.name()).into_owned(),
                 escape::line(tool.label()).into_owned(),
+                policy_of(agent, tool.name())
+                    .map_or("-", Policy::as_str)
+                    .to_owned(),
                 source,
             ]
         })
@@ -75,9 +80,9 @@ pub fn to_text(agent: &Agent) -> String {
     };
     let (name_width, label_width) = (width(0), width(1));
     let mut out = format!("Tools ({}):\n", tools.len());
-    for [name, label, source] in &rows {
+    for [name, label, policy, source] in &rows {
         out.push_str(&format!(
-            "  {name:name_width$}  {label:label_width$}  {source}\n"
+            "  {name:name_width$}  {label:label_width$}  {policy:<5}  {source}\n"
         ));
     }
     let report = &agent.report;
@@ -110,6 +115,12 @@ pub fn to_text(agent: &Agent) -> String {
     out
 }
 
+/// The approval policy of the tool called `name`; `None` for `resolve`,
+/// which pushes nothing.
+fn policy_of(agent: &Agent, name: &str) -> Option<Policy> {
+    (!crate::agent::is_resolve(name)).then(|| agent.session.policy(name))
+}
+
 /// The JSON listing: `{"tools": [...], "report": {...}}`, each tool with its
 /// source and parameter schema, the report as the loader gives it plus
 /// `warnings`.
@@ -139,6 +150,7 @@ pub fn to_json(agent: &Agent) -> Value {
                 "label": tool.label(),
                 "description": tool.description(),
                 "hidden": tool.hidden(),
+                "policy": policy_of(agent, tool.name()),
                 "source": source,
                 "parameters": tool.parameters(),
             })

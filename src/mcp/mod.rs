@@ -9,6 +9,9 @@
 //!   ([`xcsh_core::PREVIEW_REMINDER`]) as its last text block. Tool errors
 //!   (unknown tool, invalid arguments, failures) are results with
 //!   `isError`; malformed requests are JSON-RPC errors.
+//! - An `apply` under the `ask` policy is put to the client's user through
+//!   elicitation ([`elicit`]); a client that cannot ask gets an error
+//!   result and the action stays pending.
 //! - When the client goes away with actions pending, the session ends as
 //!   under every front end ([`xcsh_core::Session::end`]): each action is
 //!   discarded through its reject code and logged; nothing is applied
@@ -23,6 +26,7 @@
 //! revision they ask for.
 
 pub mod convert;
+pub mod elicit;
 pub mod notify;
 pub mod server;
 pub mod stdio;
@@ -47,7 +51,11 @@ pub fn serve(agent: Agent) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let server = XcshServer::new(Arc::new(agent));
+    let approver = Arc::new(elicit::ElicitingApprover::new(runtime.handle().clone()));
+    agent
+        .session
+        .set_approver(Arc::clone(&approver) as Arc<dyn xcsh_core::Approver>);
+    let server = XcshServer::new(Arc::new(agent)).asking_through(approver);
     runtime.block_on(serve_stdio(server));
     Ok(())
 }

@@ -15,6 +15,7 @@ use tokio::sync::watch;
 use xcsh_core::{CancellationToken, Subscription, ToolCall, ToolContext};
 
 use super::convert;
+use super::elicit::ElicitingApprover;
 use super::notify::ListChanged;
 use super::stdio::input_closed;
 use crate::agent::Agent;
@@ -35,6 +36,9 @@ pub struct XcshServer {
     next_call: Arc<AtomicU64>,
     /// Flips when the client closes its end; ends listen streams.
     input_closed: Option<watch::Receiver<bool>>,
+    /// Asks the client's user under the `ask` policy; learns the peer
+    /// from each call.
+    approver: Option<Arc<ElicitingApprover>>,
 }
 
 impl XcshServer {
@@ -47,7 +51,14 @@ impl XcshServer {
             list_changed: Arc::new(ListChanged::new(store)),
             next_call: Arc::new(AtomicU64::new(1)),
             input_closed: None,
+            approver: None,
         }
+    }
+
+    /// Lets `approver` ask this connection's client.
+    pub fn asking_through(mut self, approver: Arc<ElicitingApprover>) -> Self {
+        self.approver = Some(approver);
+        self
     }
 
     /// Ends `subscriptions/listen` streams once `input_closed` flips (see
@@ -142,6 +153,9 @@ impl ServerHandler for XcshServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.list_changed.set_peer(&context.peer);
+        if let Some(approver) = &self.approver {
+            approver.set_peer(&context.peer);
+        }
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Map::new()), Value::Object);

@@ -204,3 +204,84 @@ fn a_client_that_leaves_at_once_ends_the_server_quietly() {
     assert_eq!(output.stdout, "");
     assert_eq!(output.stderr, "");
 }
+
+/// What `mcp_approval_client.py` saw.
+fn run_approval_client(env: &Env) -> Value {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cli/mcp_approval_client.py"
+    );
+    let output = Command::new(mcp_python())
+        .args([script, XCSH, arg(&batch_rename()), arg(env.work())])
+        .env("HOME", env.home.path())
+        .env_remove("XCSH_PLUGIN_PATH")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run the MCP approval client");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "mcp_approval_client.py failed: {stderr}"
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+#[test]
+fn an_ask_apply_is_put_to_the_clients_user_through_elicitation() {
+    let env = Env::new();
+    for file in ["a.txt", "b.txt", "c.txt"] {
+        env.write(file, file);
+    }
+    let seen = run_approval_client(&env);
+
+    // Accept: the request shows the preview, and the apply renames.
+    let accept = &seen["accept"];
+    assert_eq!(
+        accept["asked"][0]["message"],
+        "The model wants to apply \"Batch Rename: 1 file\" (from batch_rename_preview).\nIts reason: the model is sure\n\nPreview:\nBatch rename preview (1 file):\n  a.txt → old-a.txt"
+    );
+    assert_eq!(
+        accept["asked"][0]["schema"]["properties"]["decision"]["enum"],
+        json!(["apply", "decline"])
+    );
+    assert_eq!(accept["apply"]["isError"], false, "{accept}");
+    assert_eq!(
+        accept["apply"]["texts"],
+        json!(["Renamed 1 file:\n  a.txt → old-a.txt"])
+    );
+
+    // Decline: discarded through reject, and the model reads the reason.
+    let decline = &seen["decline"];
+    assert_eq!(decline["apply"]["isError"], true);
+    assert_eq!(
+        decline["apply"]["texts"],
+        json!([
+            "A person declined to apply \"Batch Rename: 1 file\": it was discarded and nothing was applied. Their reason: b stays\nDiscarded batch rename of 1 file; nothing was renamed:\n  b.txt → old-b.txt"
+        ])
+    );
+    assert_eq!(
+        decline["toolsAfterApply"],
+        json!(["ast_edit", "batch_rename_preview"])
+    );
+
+    // No elicitation: an error saying so, and the action stays pending.
+    let unsupported = &seen["unsupported"];
+    assert_eq!(unsupported["asked"], json!([]));
+    assert_eq!(
+        unsupported["apply"],
+        json!({
+            "isError": true,
+            "texts": ["Apply needs a person's approval (policy ask for batch_rename_preview), but this MCP client cannot ask its user: it does not support elicitation (form mode). The action is still pending."],
+            "structured": {"action": "apply", "label": "Batch Rename: 1 file", "reason": "the model is sure", "sourceToolName": "batch_rename_preview"},
+        })
+    );
+    assert_eq!(
+        unsupported["toolsAfterApply"],
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
+    );
+
+    let mut files = env.files();
+    files.sort();
+    assert_eq!(files, ["b.txt", "c.txt", "old-a.txt"]);
+}

@@ -74,7 +74,7 @@ fn a_new_pack_passes_its_tests_and_builds_a_library_xcsh_loads() {
     assert!(
         listed.stdout.lines().any(|line| line
             .trim_start()
-            .starts_with("demo_pack_append_preview  Append Line  demo-pack 0.1.0")),
+            .starts_with("demo_pack_append_preview  Append Line  model  demo-pack 0.1.0")),
         "{}",
         listed.stdout
     );

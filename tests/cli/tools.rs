@@ -15,9 +15,9 @@ fn lists_builtins_and_pack_tools_then_the_load_report() {
         output.stdout,
         format!(
             "Tools (3):
-  resolve               Resolve       built-in, hidden
-  ast_edit              AST Edit      built-in
-  batch_rename_preview  Batch Rename  batch-rename 0.1.0 ({path})
+  resolve               Resolve       -      built-in, hidden
+  ast_edit              AST Edit      model  built-in
+  batch_rename_preview  Batch Rename  model  batch-rename 0.1.0 ({path})
 
 Load report: 1 pack loaded, 0 failed, 0 conflicts, 0 warnings
   Loaded tool pack batch-rename 0.1.0 from {path}: batch_rename_preview

@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod approval;
 mod arguments;
 mod call;
 mod cancel;
@@ -56,6 +57,9 @@ mod tool;
 mod tool_choice;
 mod truncate;
 
+pub use approval::{
+    Answer, ApprovalRequest, Approver, Journal, JournalEntry, JournalEvent, Policy, UnknownPolicy,
+};
 pub use arguments::{ArgumentError, ArgumentValidator};
 pub use call::{PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call};
 pub use cancel::CancellationToken;

@@ -6,6 +6,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::approval::{Answer, ApprovalRequest, Approvals, JournalEntry, JournalEvent, Policy};
 use crate::runner::{Failure, Runner, SharedRunner};
 use crate::sync::lock;
 use crate::{
@@ -88,6 +89,7 @@ struct Arguments {
 pub struct ResolveTool {
     store: Arc<PendingActionStore>,
     runner: SharedRunner,
+    approvals: Arc<Approvals>,
     /// One resolve at a time, so two concurrent calls never apply the same
     /// action twice. Pushes do not take this lock.
     resolving: Mutex<()>,
@@ -107,14 +109,20 @@ struct Attempt {
 impl ResolveTool {
     /// A `resolve` tool over `store`, with no time limit.
     pub fn new(store: Arc<PendingActionStore>) -> Self {
-        Self::with_runner(store, Arc::new(Runner::default()))
+        Self::with_runner(store, Arc::new(Runner::default()), Arc::default())
     }
 
-    /// A `resolve` tool whose apply and reject run under `runner`'s limits.
-    pub(crate) fn with_runner(store: Arc<PendingActionStore>, runner: SharedRunner) -> Self {
+    /// A `resolve` tool whose apply and reject run under `runner`'s limits
+    /// and whose applies follow `approvals`.
+    pub(crate) fn with_runner(
+        store: Arc<PendingActionStore>,
+        runner: SharedRunner,
+        approvals: Arc<Approvals>,
+    ) -> Self {
         Self {
             store,
             runner,
+            approvals,
             resolving: Mutex::new(()),
             abandoned: Arc::default(),
         }
@@ -171,8 +179,13 @@ impl ResolveTool {
         }
     }
 
-    fn apply(&self, entry: &PendingEntry, reason: &str) -> Result<ToolOutput, ToolError> {
-        match self.run_apply(entry, reason) {
+    fn apply(
+        &self,
+        entry: &PendingEntry,
+        reason: &str,
+        decided_by: &str,
+    ) -> Result<ToolOutput, ToolError> {
+        let outcome = match self.run_apply(entry, reason) {
             Ok(output) => {
                 self.store.remove(entry.id());
                 let text = format!("Applied: {}.", entry.action().label());
@@ -180,19 +193,225 @@ impl ResolveTool {
             }
             Err(message) => Err(ToolError::new(format!("Apply failed: {message}"))
                 .with_details(details(entry, "apply", reason, None))),
-        }
+        };
+        self.journal_resolve(entry, "apply", reason, decided_by, &outcome, "applied");
+        outcome
     }
 
-    fn discard(&self, entry: &PendingEntry, reason: &str) -> Result<ToolOutput, ToolError> {
+    fn discard(
+        &self,
+        entry: &PendingEntry,
+        reason: &str,
+        decided_by: &str,
+    ) -> Result<ToolOutput, ToolError> {
         self.store.remove(entry.id());
         let text = format!("Discarded: {}. Reason: {reason}", entry.action().label());
-        match run_reject(&self.runner, &self.store, entry, reason) {
+        let outcome = match run_reject(&self.runner, &self.store, entry, reason) {
             Ok(output) => Ok(finish(entry, "discard", reason, output, text)),
             Err(message) => Err(ToolError::new(format!("Discard cleanup failed: {message}"))
                 .with_details(details(entry, "discard", reason, None))),
+        };
+        self.journal_resolve(entry, "discard", reason, decided_by, &outcome, "discarded");
+        outcome
+    }
+
+    /// Journals a resolve of `entry`, and forgets it once it left the stack.
+    fn journal_resolve(
+        &self,
+        entry: &PendingEntry,
+        action: &str,
+        reason: &str,
+        decided_by: &str,
+        outcome: &Result<ToolOutput, ToolError>,
+        done: &str,
+    ) {
+        let mut record = match outcome {
+            Ok(output) => {
+                let mut record = self.approvals.entry(JournalEvent::Resolve, entry, done);
+                record.details = output.details.clone();
+                record
+            }
+            Err(error) => {
+                // A failed discard still discarded; a failed apply did not.
+                let what = if action == "discard" { done } else { "failed" };
+                let mut record = self.approvals.entry(JournalEvent::Resolve, entry, what);
+                record.error = Some(error.message().to_owned());
+                record
+            }
+        };
+        record.action = Some(action.to_owned());
+        record.reason = Some(reason.to_owned());
+        record.decided_by = Some(decided_by.to_owned());
+        self.approvals.record(record);
+        if self.store.get(entry.id()).is_none() {
+            self.approvals.forget(entry.id());
         }
     }
+
+    /// An `apply` under the entry's policy: the model's own under `model`,
+    /// refused under `deny`, put to a person under `ask`. Whenever it is
+    /// not applied (refused, cancelled, nobody to ask) the action stays
+    /// pending.
+    fn apply_under_policy(
+        &self,
+        entry: &PendingEntry,
+        reason: &str,
+    ) -> Result<ToolOutput, ToolError> {
+        let tool = self.approvals.tool_of(entry);
+        match self.approvals.policy(&tool) {
+            Policy::Model => self.apply(entry, reason, "model"),
+            Policy::Deny => self.refuse(
+                entry,
+                reason,
+                "policy",
+                format!(
+                    "Apply refused: the policy for {tool} is deny; only discard is allowed. The action is still pending."
+                ),
+            ),
+            Policy::Ask => self.ask(entry, reason, &tool),
+        }
+    }
+
+    fn ask(&self, entry: &PendingEntry, reason: &str, tool: &str) -> Result<ToolOutput, ToolError> {
+        let request = ApprovalRequest {
+            entry_id: entry.id(),
+            label: entry.action().label().to_owned(),
+            tool: tool.to_owned(),
+            source_tool_name: entry.action().source_tool_name().to_owned(),
+            reason: reason.to_owned(),
+            preview: self.approvals.origin(entry.id()).map(|o| o.preview),
+            details: entry.action().details().cloned(),
+        };
+        let (answer, decider) = match self.approvals.approver() {
+            Some(approver) => {
+                let decider = approver.decider();
+                match crate::panic::catch(|| approver.ask(&request)) {
+                    Ok(answer) => (answer, decider),
+                    Err(message) => (
+                        Answer::Unavailable(format!("asking failed: {message}")),
+                        decider,
+                    ),
+                }
+            }
+            None => (
+                Answer::Unavailable("no one can be asked in this session".to_owned()),
+                "nobody".to_owned(),
+            ),
+        };
+        let mut record = self
+            .approvals
+            .entry(JournalEvent::Answer, entry, answer.as_str());
+        record.action = Some("apply".to_owned());
+        record.decided_by = Some(decider.clone());
+        match &answer {
+            Answer::Decline { reason } => record.reason.clone_from(reason),
+            Answer::Unavailable(why) => record.error = Some(why.clone()),
+            Answer::Approve | Answer::Cancel => {}
+        }
+        self.approvals.record(record);
+        match answer {
+            Answer::Approve => self.apply(entry, reason, &decider),
+            Answer::Decline { reason: why } => self.decline(entry, reason, why, &decider),
+            Answer::Cancel => self.refuse(
+                entry,
+                reason,
+                &decider,
+                "Apply not approved: the question was cancelled without an answer. The action is still pending.".to_owned(),
+            ),
+            Answer::Unavailable(why) => self.refuse(
+                entry,
+                reason,
+                &decider,
+                format!(
+                    "Apply needs a person's approval (policy ask for {tool}), but {why}. The action is still pending."
+                ),
+            ),
+        }
+    }
+
+    /// A person declined: the action is discarded (its reject gets their
+    /// reason) and the model is told, as an error result, since its apply
+    /// did not happen.
+    fn decline(
+        &self,
+        entry: &PendingEntry,
+        model_reason: &str,
+        why: Option<String>,
+        decider: &str,
+    ) -> Result<ToolOutput, ToolError> {
+        let label = entry.action().label();
+        let reject_reason = why
+            .clone()
+            .unwrap_or_else(|| DECLINED_WITHOUT_REASON.to_owned());
+        self.store.remove(entry.id());
+        let mut text = match &why {
+            Some(why) => format!(
+                "A person declined to apply \"{label}\": it was discarded and nothing was applied. Their reason: {why}"
+            ),
+            None => format!(
+                "A person declined to apply \"{label}\": it was discarded and nothing was applied. They gave no reason."
+            ),
+        };
+        let cleanup = run_reject(&self.runner, &self.store, entry, &reject_reason);
+        let mut source_details = None;
+        match &cleanup {
+            Ok(Some(output)) => {
+                if let Some(content) = non_empty_content(output) {
+                    for block in content {
+                        if let Some(more) = block.as_text() {
+                            text.push('\n');
+                            text.push_str(more);
+                        }
+                    }
+                }
+                source_details.clone_from(&output.details);
+            }
+            Ok(None) => {}
+            Err(message) => {
+                text.push_str(&format!("\nDiscard cleanup failed: {message}"));
+            }
+        }
+        let mut result_details = details(entry, "discard", &reject_reason, source_details);
+        result_details["decidedBy"] = decider.into();
+        result_details["modelReason"] = model_reason.into();
+        let error = ToolError::new(text).with_details(result_details.clone());
+        let mut record = self
+            .approvals
+            .entry(JournalEvent::Resolve, entry, "declined");
+        record.action = Some("discard".to_owned());
+        record.reason = Some(reject_reason);
+        record.decided_by = Some(decider.to_owned());
+        if let Err(message) = cleanup {
+            record.error = Some(format!("Discard cleanup failed: {message}"));
+        }
+        record.details = Some(result_details);
+        self.approvals.record(record);
+        self.approvals.forget(entry.id());
+        Err(error)
+    }
+
+    /// An apply that was not run: the action stays pending.
+    fn refuse(
+        &self,
+        entry: &PendingEntry,
+        reason: &str,
+        decided_by: &str,
+        message: String,
+    ) -> Result<ToolOutput, ToolError> {
+        let mut record: JournalEntry =
+            self.approvals
+                .entry(JournalEvent::Resolve, entry, "refused");
+        record.action = Some("apply".to_owned());
+        record.reason = Some(reason.to_owned());
+        record.decided_by = Some(decided_by.to_owned());
+        record.error = Some(message.clone());
+        self.approvals.record(record);
+        Err(ToolError::new(message).with_details(details(entry, "apply", reason, None)))
+    }
 }
+
+/// The reason a declined action's reject gets when the person wrote none.
+pub const DECLINED_WITHOUT_REASON: &str = "declined by a person";
 
 /// An apply the session gave up on returned after all.
 fn late_apply(store: &PendingActionStore, entry: &PendingEntry, succeeded: bool) {
@@ -331,8 +550,8 @@ impl Tool for ResolveTool {
             "resolving pending action"
         );
         match action {
-            Decision::Apply => self.apply(&entry, &reason),
-            Decision::Discard => self.discard(&entry, &reason),
+            Decision::Apply => self.apply_under_policy(&entry, &reason),
+            Decision::Discard => self.discard(&entry, &reason, "model"),
         }
     }
 }

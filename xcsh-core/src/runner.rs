@@ -56,21 +56,34 @@ impl Runner {
         store: &PendingActionStore,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, Failure> {
+        self.run_collecting(store, job).0
+    }
+
+    /// [`run`](Self::run), also returning the ids of the actions the call
+    /// pushed (none after a timeout: those were taken back).
+    pub(crate) fn run_collecting<T: Send + 'static>(
+        &self,
+        store: &PendingActionStore,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> (Result<T, Failure>, Vec<u64>) {
         let Some(limit) = self.limits().time else {
             return Self::run_unlimited(job);
         };
         let call = RunningCall::default();
         let (sender, receiver) = mpsc::sync_channel(1);
         let in_worker = call.clone();
-        let worker = self.dispatch(Box::new(move || {
+        let worker = match self.dispatch(Box::new(move || {
             let _entered = in_worker.enter();
             let _ = sender.send(catch(job));
-        }))?;
+        })) {
+            Ok(worker) => worker,
+            Err(failure) => return (Err(failure), Vec::new()),
+        };
         match receiver.recv_timeout(limit) {
             Ok(outcome) => {
-                call.finish();
+                let pushed = call.finish();
                 lock(&self.idle).push(worker);
-                outcome.map_err(Failure::Panicked)
+                (outcome.map_err(Failure::Panicked), pushed)
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 for id in call.finish() {
@@ -81,19 +94,28 @@ impl Runner {
                         );
                     }
                 }
-                Err(Failure::TimedOut(limit))
+                (Err(Failure::TimedOut(limit)), Vec::new())
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                call.finish();
-                Err(Failure::Panicked("the call's thread stopped".to_owned()))
+                let pushed = call.finish();
+                (
+                    Err(Failure::Panicked("the call's thread stopped".to_owned())),
+                    pushed,
+                )
             }
         }
     }
 
-    /// Runs `job` as one call on this thread, with no time limit (for
-    /// tools that enforce the limit themselves).
-    pub(crate) fn run_unlimited<T>(job: impl FnOnce() -> T) -> Result<T, Failure> {
-        crate::call::run_as_call(|| catch(job)).map_err(Failure::Panicked)
+    /// Runs `job` as one call on this thread, with no time limit (no limit
+    /// is set, or the tool enforces it itself); returns the ids of the
+    /// actions it pushed.
+    pub(crate) fn run_unlimited<T>(job: impl FnOnce() -> T) -> (Result<T, Failure>, Vec<u64>) {
+        let call = RunningCall::default();
+        let entered = call.enter();
+        let outcome = catch(job).map_err(Failure::Panicked);
+        let pushed = call.finish();
+        drop(entered);
+        (outcome, pushed)
     }
 
     /// Hands `job` to an idle worker, or to a new one.

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::approval::{Approvals, Approver, Journal, JournalEvent, Origin, Policy, PolicyFn};
 use crate::panic::catch;
 use crate::runner::{Failure, Runner, SharedRunner};
 use crate::sync::{lock, read, write};
@@ -67,6 +68,7 @@ pub struct Session {
     registry: RwLock<ToolRegistry>,
     messages: Arc<Mutex<Vec<SessionMessage>>>,
     queued_choices: Mutex<VecDeque<ToolChoice>>,
+    approvals: Arc<Approvals>,
     _reminders: Subscription,
 }
 
@@ -83,12 +85,14 @@ impl Session {
             });
         });
         let runner = Arc::new(Runner::default());
+        let approvals = Arc::new(Approvals::default());
         let mut registry = ToolRegistry::new();
         registry
             .register_checked(
                 Arc::new(ResolveTool::with_runner(
                     Arc::clone(&store),
                     Arc::clone(&runner),
+                    Arc::clone(&approvals),
                 )),
                 Some(crate::resolve::plainly_valid),
             )
@@ -100,8 +104,70 @@ impl Session {
             registry: RwLock::new(registry),
             messages,
             queued_choices: Mutex::new(VecDeque::new()),
+            approvals,
             _reminders: reminders,
         }
+    }
+
+    /// Decides each tool's approval [`Policy`] by its name from now on
+    /// (without one, every tool's is `model`). A pending action is judged
+    /// by the tool whose call pushed it.
+    pub fn set_policy(&self, policy: impl Fn(&str) -> Policy + Send + Sync + 'static) {
+        let policy: Arc<PolicyFn> = Arc::new(policy);
+        self.approvals.set_policy(policy);
+    }
+
+    /// The approval policy of the tool called `tool`.
+    pub fn policy(&self, tool: &str) -> Policy {
+        self.approvals.policy(tool)
+    }
+
+    /// Who is asked when an `apply` falls under the `ask` policy. Without
+    /// one, such an apply is refused and the action stays pending.
+    pub fn set_approver(&self, approver: Arc<dyn Approver>) {
+        self.approvals.set_approver(approver);
+    }
+
+    /// Where the session reports every push, resolve and answer.
+    pub fn set_journal(&self, journal: Arc<dyn Journal>) {
+        self.approvals.set_journal(journal);
+    }
+
+    /// The text the tool call that pushed the pending action `id` returned
+    /// (its preview), while the action is pending; `None` for an action
+    /// pushed outside a tool call of this session.
+    pub fn preview(&self, id: u64) -> Option<String> {
+        self.approvals.origin(id).map(|origin| origin.preview)
+    }
+
+    /// Remembers what the call of `tool` pushed, with `result`'s text as
+    /// the preview, and journals each push.
+    fn remember_pushes(&self, tool: &str, pushed: &[u64], result: &ToolResult) {
+        if pushed.is_empty() {
+            return;
+        }
+        let preview = result.text();
+        for &id in pushed {
+            let Some(entry) = self.store.get(id) else {
+                continue;
+            };
+            self.approvals.remember(
+                id,
+                Origin {
+                    tool: tool.to_owned(),
+                    preview: preview.clone(),
+                },
+            );
+            let mut record = self.approvals.entry(JournalEvent::Push, &entry, "pushed");
+            record.preview = Some(preview.clone());
+            record.details = entry.action().details().cloned();
+            self.approvals.record(record);
+        }
+    }
+
+    /// The session's approval state, for `resolve` and the session end.
+    pub(crate) fn approvals(&self) -> &Approvals {
+        &self.approvals
     }
 
     /// The same session with `limits` for every later call.
@@ -202,16 +268,17 @@ impl Session {
         let ToolCall {
             name, arguments, ..
         } = call;
-        let outcome = if name == RESOLVE_TOOL_NAME {
+        let (outcome, pushed) = if name == RESOLVE_TOOL_NAME {
             // `resolve` runs its apply and reject under the limits itself,
             // so that a timeout keeps the spec's `Apply failed: …` form.
-            catch(|| tool.execute(arguments, &context)).map_err(Failure::Panicked)
+            let outcome = catch(|| tool.execute(arguments, &context)).map_err(Failure::Panicked);
+            (outcome, Vec::new())
         } else if tool.enforces_time_limit() {
             Runner::run_unlimited(|| tool.execute(arguments, &context))
         } else {
             let in_call = context.clone();
             self.runner
-                .run(&self.store, move || tool.execute(arguments, &in_call))
+                .run_collecting(&self.store, move || tool.execute(arguments, &in_call))
         };
         let result = match outcome {
             Ok(result) => result.into(),
@@ -225,10 +292,12 @@ impl Session {
                 ToolError::new(format!("Tool {name} timed out after {limit:?}")).into()
             }
         };
-        match self.runner.limits().result_bytes {
+        let result = match self.runner.limits().result_bytes {
             Some(cap) => crate::truncate::cap_result(&name, result, cap),
             None => result,
-        }
+        };
+        self.remember_pushes(&name, &pushed, &result);
+        result
     }
 
     /// Runs a batch of sibling calls in order; every call runs, whatever a

@@ -2,6 +2,7 @@
 //! front end.
 
 use crate::Session;
+use crate::approval::JournalEvent;
 
 /// The reason every reject gets when a session ends with actions pending.
 pub const SESSION_ENDED: &str = "session ended without resolve";
@@ -25,12 +26,22 @@ impl Session {
         while let Some(entry) = self.store().pop() {
             discarded += 1;
             let label = entry.action().label();
+            let approvals = self.approvals();
+            let mut record = approvals.entry(JournalEvent::Resolve, &entry, "discarded");
+            record.action = Some("discard".to_owned());
+            record.reason = Some(SESSION_ENDED.to_owned());
+            record.decided_by = Some("session end".to_owned());
             match self.run_reject(&entry, SESSION_ENDED) {
                 Ok(_) => tracing::warn!("Discarded pending action \"{label}\": {SESSION_ENDED}"),
-                Err(message) => tracing::warn!(
-                    "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup failed: {message}"
-                ),
+                Err(message) => {
+                    tracing::warn!(
+                        "Discarded pending action \"{label}\": {SESSION_ENDED}; its cleanup failed: {message}"
+                    );
+                    record.error = Some(format!("Discard cleanup failed: {message}"));
+                }
             }
+            approvals.record(record);
+            approvals.forget(entry.id());
         }
         discarded
     }

@@ -105,6 +105,15 @@ impl PendingActionStore {
         lock(&self.stack).last().cloned()
     }
 
+    /// The entry with this id, left in place.
+    pub fn get(&self, id: u64) -> Option<PendingEntry> {
+        lock(&self.stack)
+            .iter()
+            .rev()
+            .find(|entry| entry.id == id)
+            .cloned()
+    }
+
     /// Removes and returns the top entry.
     pub fn pop(&self) -> Option<PendingEntry> {
         lock(&self.stack).pop()

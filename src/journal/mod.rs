@@ -1,0 +1,59 @@
+//! The journal: every push, every resolve and every person's answer of a
+//! session, one JSON line each, appended to a file (default
+//! `.xcsh/journal.jsonl` in the working directory; the user's config's
+//! `[journal]` moves it or turns it off). [`writer`] writes it, [`show`]
+//! is `xcsh journal`. A journal that cannot be written is a warning: the
+//! session goes on, and no action is lost.
+
+pub mod escape;
+pub mod show;
+pub mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::agent::{Agent, ToolSource};
+use crate::config::JournalConfig;
+use crate::sources::Settings;
+use writer::{FileJournal, PackOf};
+
+pub use show::show;
+
+/// Where the journal goes unless configured otherwise, relative to the
+/// working directory.
+pub const DEFAULT_JOURNAL: &str = ".xcsh/journal.jsonl";
+
+/// The journal file `config` names for a session in `cwd`; `None` when
+/// it is turned off.
+pub fn path(config: Option<&JournalConfig>, cwd: &Path) -> Option<PathBuf> {
+    let config = config.cloned().unwrap_or_default();
+    if config.enabled == Some(false) {
+        return None;
+    }
+    let path = config
+        .path
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_JOURNAL));
+    Some(cwd.join(path))
+}
+
+/// Gives `agent`'s session a journal, unless the user turned it off.
+pub fn install(agent: &Agent, settings: &Settings, cwd: &Path) {
+    let Some(path) = path(settings.journal.as_ref(), cwd) else {
+        tracing::debug!("the journal is turned off");
+        return;
+    };
+    let packs: PackOf = agent
+        .tool_names()
+        .into_iter()
+        .map(|tool| {
+            let pack = match agent.tool_source(&tool) {
+                ToolSource::BuiltIn => None,
+                ToolSource::Pack(pack) => Some((pack.name.clone(), pack.version.clone())),
+            };
+            (tool, pack)
+        })
+        .collect();
+    agent
+        .session
+        .set_journal(Arc::new(FileJournal::new(path, packs)));
+}
