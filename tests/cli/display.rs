@@ -94,7 +94,8 @@ fn tools_and_log_lines_escape_pack_labels_paths_and_output() {
             .stdout
             .lines()
             .any(|line| line.starts_with("  terminal_escapes ")
-                && line.contains(" Escapes \\u{1b}[31mred\\u{1b}[0m  fixture-hostile 0.1.0 (")),
+                && line
+                    .contains(" Escapes \\u{1b}[31mred\\u{1b}[0m  model  fixture-hostile 0.1.0 (")),
         "{}",
         tools.stdout
     );

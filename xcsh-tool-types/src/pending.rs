@@ -11,6 +11,12 @@ use crate::{ToolError, ToolOutput};
 /// The source tool name of an action whose producer did not name one.
 pub const DEFAULT_SOURCE_TOOL_NAME: &str = "custom_tool";
 
+/// The longest label kept, in characters. A label is a one-line summary
+/// shown on every step, in warnings, prompts and the journal; a longer one
+/// is cut here and ends with `…`, so a pack cannot make each of those
+/// copies as large as its input.
+pub const MAX_LABEL_CHARS: usize = 500;
+
 /// Applies an action; gets the model's reason (informative only).
 pub type ApplyFn = dyn Fn(&str) -> Result<ToolOutput, ToolError> + Send + Sync;
 
@@ -57,14 +63,20 @@ impl PendingAction {
     ///
     /// # Errors
     ///
-    /// [`PendingActionError::EmptyLabel`] if `label` is blank.
+    /// [`PendingActionError::EmptyLabel`] if `label` is blank. A label over
+    /// [`MAX_LABEL_CHARS`] characters is cut to that many, ending with `…`.
     pub fn new(
         label: impl Into<String>,
         apply: impl Fn(&str) -> Result<ToolOutput, ToolError> + Send + Sync + 'static,
     ) -> Result<Self, PendingActionError> {
-        let label = label.into();
+        let mut label = label.into();
         if label.trim().is_empty() {
             return Err(PendingActionError::EmptyLabel);
+        }
+        let mut chars = label.char_indices();
+        if let (Some((cut, _)), Some(_)) = (chars.nth(MAX_LABEL_CHARS - 1), chars.next()) {
+            label.truncate(cut);
+            label.push('…');
         }
         Ok(Self {
             label,
@@ -164,6 +176,22 @@ pub struct PendingActionView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_over_long_label_is_cut_to_the_limit_with_an_ellipsis() {
+        let apply = |_: &str| Ok(ToolOutput::default());
+        let exact = "é".repeat(MAX_LABEL_CHARS);
+        assert_eq!(
+            PendingAction::new(exact.clone(), apply).unwrap().label(),
+            exact
+        );
+        let long = PendingAction::new("é".repeat(MAX_LABEL_CHARS + 1), apply).unwrap();
+        assert_eq!(long.label().chars().count(), MAX_LABEL_CHARS);
+        assert_eq!(
+            long.label(),
+            format!("{}…", "é".repeat(MAX_LABEL_CHARS - 1))
+        );
+    }
 
     #[test]
     fn empty_label_is_refused() {
