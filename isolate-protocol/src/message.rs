@@ -181,6 +181,9 @@ pub struct Hints {
 pub struct PushedAction {
     /// The child's id for the action.
     pub action: u64,
+    /// The request id of the call that pushed it; `None` outside any call
+    /// (the host refuses such a push, as it does in-process).
+    pub call: Option<u64>,
     /// Label.
     pub label: String,
     /// The tool that produced it.

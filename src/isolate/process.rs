@@ -11,9 +11,9 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-use xcsh_core::{PendingActionStore, ToolContext};
+use xcsh_core::{PendingAction, PendingActionStore, ToolContext};
 use xcsh_isolate_protocol::{
-    FrameError, Hello, OpenPack, Opened, Outcome, Output, Reply, Request, frame,
+    FrameError, Hello, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request, frame,
 };
 
 use super::ending::Ending;
@@ -61,6 +61,13 @@ pub enum Failure {
 pub type OnCrash = Arc<dyn Fn(&str, &Ending) + Send + Sync>;
 
 enum Event {
+    /// An action the call pushed, for its own thread to push (see
+    /// [`xcsh_core::push_for_running_call`]).
+    Pushed {
+        action: Box<PendingAction>,
+        store: Arc<PendingActionStore>,
+        id: u64,
+    },
     Progress(Output),
     Done(Outcome),
     Ended(Ending),
@@ -224,6 +231,14 @@ impl PackProcess {
                         context.report_progress(&partial);
                     }
                 }
+                Ok(Event::Pushed { action, store, id }) => {
+                    // On the call's own thread: accepted only while the call
+                    // runs, like an in-process pack's push.
+                    if let Err(refused) = xcsh_core::push_for_running_call(&store, *action) {
+                        tracing::warn!(pack = %self.pack, "{refused}");
+                        self.forget(id);
+                    }
+                }
                 Ok(Event::Done(outcome)) => return Ok(outcome),
                 Ok(Event::Ended(ending)) => return Err(Failure::Ended(ending)),
                 Err(RecvTimeoutError::Timeout) => {
@@ -243,6 +258,42 @@ impl PackProcess {
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(Failure::Ended(self.shut_down_ending()));
                 }
+            }
+        }
+    }
+
+    /// Hands a pushed action to the call that pushed it. A push from no
+    /// call, or from a call no longer waited for (returned, timed out), is
+    /// refused, as in-process: the process drops the action.
+    fn deliver_push(
+        self: &Arc<Self>,
+        pushed: PushedAction,
+        store: &Weak<PendingActionStore>,
+        timeout: Option<Duration>,
+    ) {
+        let id = pushed.action;
+        let waiter = pushed
+            .call
+            .and_then(|call| lock(&self.waiters).by_id.get(&call).cloned());
+        let (Some(waiter), Some(store)) = (waiter, store.upgrade()) else {
+            tracing::warn!(pack = %self.pack, "{}", xcsh_core::PUSH_OUTSIDE_CALL);
+            self.forget(id);
+            return;
+        };
+        match remote_action::adapt(self, pushed, timeout) {
+            Ok(action) => {
+                let event = Event::Pushed {
+                    action: Box::new(action),
+                    store,
+                    id,
+                };
+                if waiter.send(event).is_err() {
+                    self.forget(id);
+                }
+            }
+            Err(error) => {
+                tracing::warn!(pack = %self.pack, %error, "dropped a pushed action");
+                self.forget(id);
             }
         }
     }
@@ -298,21 +349,7 @@ impl PackProcess {
         let mut buffer = Vec::new();
         loop {
             match frame::read::<Reply>(&mut reader, &mut buffer) {
-                Ok(Some(Reply::Pushed(pushed))) => {
-                    let id = pushed.action;
-                    match store.upgrade() {
-                        Some(store) => match remote_action::adapt(&self, pushed, timeout) {
-                            Ok(action) => {
-                                store.push(action);
-                            }
-                            Err(error) => {
-                                tracing::warn!(pack = %self.pack, %error, "dropped a pushed action");
-                                self.forget(id);
-                            }
-                        },
-                        None => self.forget(id),
-                    }
-                }
+                Ok(Some(Reply::Pushed(pushed))) => self.deliver_push(pushed, store, timeout),
                 Ok(Some(Reply::Progress { id, output })) => {
                     if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
                         let _ = waiter.send(Event::Progress(output));

@@ -357,12 +357,34 @@ impl Server {
                 // A call of its own, as the agent's session runs it: the
                 // pack's pushes count only until it returns.
                 .and_then(|arguments| {
+                    let _request = RequestOnThread::enter(id);
                     xcsh_core::run_as_call(|| guarded(|| tool.execute(arguments, &context)))
                 });
             lock(&cancels).remove(&id);
             let outcome = into_outcome(result, |o| Outcome::Output(wire::output_to_wire(&o)));
             writer.send(&Reply::Done { id, outcome });
         }))
+    }
+}
+
+thread_local! {
+    /// The request whose call runs on this thread: pushes forwarded from
+    /// it name that call, so the agent can attribute them.
+    static CURRENT_REQUEST: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Marks this thread as running request `id` until dropped.
+struct RequestOnThread(Option<u64>);
+
+impl RequestOnThread {
+    fn enter(id: u64) -> Self {
+        Self(CURRENT_REQUEST.replace(Some(id)))
+    }
+}
+
+impl Drop for RequestOnThread {
+    fn drop(&mut self) {
+        CURRENT_REQUEST.set(self.0);
     }
 }
 
@@ -386,6 +408,7 @@ fn forward_pushes(
         let pushed = entry.action();
         writer.send(&Reply::Pushed(PushedAction {
             action,
+            call: CURRENT_REQUEST.get(),
             label: pushed.label().to_owned(),
             source_tool_name: pushed.source_tool_name().to_owned(),
             details_json: pushed.details().map(Value::to_string),

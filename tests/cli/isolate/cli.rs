@@ -156,3 +156,49 @@ fn the_pack_host_subcommand_is_hidden() {
     assert_eq!(help.code, Some(0));
     assert!(!help.stdout.contains("pack-host"), "{}", help.stdout);
 }
+
+#[test]
+fn an_isolated_packs_pushes_follow_the_in_process_rules_and_reach_the_journal() {
+    let env = Env::new();
+    env.write("a.txt", "a");
+    let hostile = pack_path("fixture-hostile");
+    let script = [
+        preview_line(&["a.txt"], json!({"kind": "prefix", "prefix": "new-"})),
+        // Pushes 50 ms after its call returned: refused, as in-process.
+        json!({"tool": "push_later", "arguments": {"tag": "late"}}).to_string(),
+        json!({"tool": "late_push_outcome", "arguments": {"tag": "late", "ms": 10000}}).to_string(),
+        resolve_line("apply", "the rename"),
+    ]
+    .join("\n");
+    let output = env.run(
+        &[
+            "run",
+            "--isolate",
+            "--plugin",
+            arg(&batch_rename()),
+            "--plugin",
+            arg(&hostile),
+            "-",
+        ],
+        &script,
+    );
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let lines = json_lines(&output.stdout);
+    let text = |i: usize| lines[i]["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text(1), "spawned");
+    assert_eq!(
+        text(2),
+        xcsh_core::PUSH_OUTSIDE_CALL,
+        "the pack sees the refusal"
+    );
+    assert_eq!(lines[2]["pending"], 1, "only the rename is pending");
+    assert_eq!(text(3), "Renamed 1 file:\n  a.txt → new-a.txt");
+
+    // The push of the isolated rename preview is journaled with its
+    // producer, as an in-process one is.
+    let journal = std::fs::read_to_string(env.work().join(".xcsh/journal.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    assert_eq!(first["event"], "push");
+    assert_eq!(first["label"], "Batch Rename: 1 file");
+    assert_eq!(first["tool"], "batch_rename_preview");
+}
