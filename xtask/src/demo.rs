@@ -77,6 +77,13 @@ pub fn run() -> anyhow::Result<()> {
     eprint!("{stderr}");
     let files = listing(dir.path())?;
     println!("\ndemo: files now: {}", files.join(" "));
+    let journal = dir.path().join(".xcsh").join("journal.jsonl");
+    if let Ok(text) = std::fs::read_to_string(&journal) {
+        println!(
+            "demo: the session's journal, .xcsh/journal.jsonl, holds {} entries (xcsh journal prints them)",
+            text.lines().count()
+        );
+    }
     check(&Outcome {
         status: output.status,
         stdout: &stdout,
@@ -119,12 +126,14 @@ fn profile_dir() -> anyhow::Result<PathBuf> {
         .context("xtask binary has no parent directory")
 }
 
-/// The sorted file names in `dir`.
+/// The sorted names of the visible files in `dir`: not `.xcsh/`, where
+/// the agent keeps its journal of the session.
 fn listing(dir: &Path) -> anyhow::Result<Vec<String>> {
     let mut names = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list {}", dir.display()))?
         .map(|entry| Ok(entry?.file_name().to_string_lossy().into_owned()))
         .collect::<std::io::Result<Vec<String>>>()?;
+    names.retain(|name| !name.starts_with('.'));
     names.sort();
     Ok(names)
 }
