@@ -13,7 +13,8 @@ Tool packs load at start-up from, in order (the first tool of a name wins):
                                      plugins = [...], plugin_dirs = [...]
   .xcsh/plugins                      then the user's data directory's xcsh/plugins
 A pack named twice loads once; a missing path is a warning. The working
-directory's .xcsh files load only after `xcsh trust` there.";
+directory's .xcsh files load only after `xcsh trust` there. Installed packs
+(`xcsh pack add`) are offered after these and opened at their first call.";
 
 /// A coding agent whose tools come from native tool packs: destructive tools
 /// preview, and nothing changes until `resolve` applies the pending action.
