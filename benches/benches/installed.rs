@@ -58,6 +58,9 @@ impl Mode {
     }
 }
 
+/// One mode's points: pack count, wall time (ns), peak RSS (KiB).
+type Series = Vec<(usize, f64, f64)>;
+
 /// One measured run: wall time in nanoseconds, peak RSS in KiB.
 #[derive(Clone, Copy, Debug)]
 struct Run {
@@ -257,10 +260,7 @@ fn first_call(xcsh_exe: &Path) -> (f64, f64) {
 }
 
 /// Draws wall time and peak RSS against the pack count, one line per mode.
-fn chart(
-    path: &Path,
-    points: &[(Mode, Vec<(usize, f64, f64)>)],
-) -> Result<(), Box<dyn std::error::Error>> {
+fn chart(path: &Path, points: &[(Mode, Series)]) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1000, 420)).into_drawing_area();
     root.fill(&WHITE)?;
     let (left, right) = root.split_horizontally(500);
