@@ -9,7 +9,9 @@ use std::time::Duration;
 use xcsh_core::{CallLimits, DEFAULT_MAX_RESULT_BYTES, RESOLVE_TOOL_NAME, RegistryError, Session};
 use xcsh_loader::{LoadReport, LoadedPack, TrustPolicy};
 
+use crate::installed::LazyPack;
 use crate::isolate::{IsolatedInfo, IsolationPolicy, Loaded, SessionLoader};
+use std::sync::Arc;
 
 use crate::sources::{Discovery, Settings, SourceWarning};
 
@@ -152,8 +154,21 @@ pub fn start_session_loaded(
 pub enum ToolSource<'a> {
     /// Part of the agent (`ast_edit`, `resolve`).
     BuiltIn,
-    /// A tool pack.
+    /// A tool pack opened at start-up.
     Pack(&'a LoadedPack),
+    /// An installed pack (`xcsh pack add`), opened at first use.
+    Installed(&'a LazyPack),
+}
+
+impl ToolSource<'_> {
+    /// The pack's name and version; `None` for a built-in.
+    pub fn pack(&self) -> Option<(&str, &str)> {
+        match self {
+            Self::BuiltIn => None,
+            Self::Pack(pack) => Some((&pack.name, &pack.version)),
+            Self::Installed(pack) => Some((&pack.record().name, &pack.record().version)),
+        }
+    }
 }
 
 /// A started session with what loading its packs did.
@@ -167,6 +182,8 @@ pub struct Agent {
     pub warnings: Vec<SourceWarning>,
     /// The packs that run in a process of their own.
     pub isolated: Vec<IsolatedInfo>,
+    /// The installed packs offered (opened at first use).
+    pub installed: Vec<Arc<LazyPack>>,
 }
 
 impl Agent {
@@ -186,7 +203,31 @@ impl Agent {
             report: loaded.report,
             warnings: discovery.warnings,
             isolated: loaded.isolated,
+            installed: Vec::new(),
         })
+    }
+
+    /// [`start`](Self::start), then offers the installed packs of the
+    /// registry files `registries`, in order, after every pack start-up
+    /// opened (so those win a tool-name conflict).
+    ///
+    /// # Errors
+    ///
+    /// A built-in could not be registered, or a registry file cannot be
+    /// read or is invalid.
+    pub fn start_with_installed(
+        cwd: &Path,
+        discovery: Discovery,
+        policy: &RunPolicy,
+        registries: &[PathBuf],
+    ) -> anyhow::Result<Self> {
+        let mut agent = Self::start(cwd, discovery, policy)?;
+        for registry in registries {
+            let offered =
+                crate::installed::offer(&agent.session, registry, policy, &mut agent.report)?;
+            agent.installed.extend(offered);
+        }
+        Ok(agent)
     }
 
     /// How the pack loaded from `path` runs isolated; `None` if in-process.
@@ -196,11 +237,18 @@ impl Agent {
 
     /// Where the tool called `name` comes from.
     pub fn tool_source(&self, name: &str) -> ToolSource<'_> {
-        self.report
+        if let Some(pack) = self
+            .report
             .loaded
             .iter()
             .find(|pack| pack.tools.iter().any(|tool| tool == name))
-            .map_or(ToolSource::BuiltIn, ToolSource::Pack)
+        {
+            return ToolSource::Pack(pack);
+        }
+        self.installed
+            .iter()
+            .find(|pack| pack.record().tools.iter().any(|tool| tool.name == name))
+            .map_or(ToolSource::BuiltIn, |pack| ToolSource::Installed(pack))
     }
 
     /// Every problem, one line each: load failures, tool conflicts, then

@@ -14,7 +14,7 @@ use crate::approve::flags::FlagAnswer;
 use crate::approve::terminal::TerminalApprover;
 use crate::cli::{Cli, Command, PackCommand};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{approve, isolate, journal, mcp, repl, run, template, tools, trust};
+use crate::{approve, installed, isolate, journal, mcp, repl, run, template, tools, trust};
 
 /// Runs the command line of this process.
 ///
@@ -47,6 +47,18 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
 
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if let Command::Pack(command) = &cli.command {
+        let user = UserDirs::from_os();
+        let registry = installed::commands::user_registry(user.data.as_ref())?;
+        match command {
+            PackCommand::Add(args) => installed::commands::add(args, &cwd, &registry)?,
+            PackCommand::List(args) => installed::commands::list(args, &registry)?,
+            PackCommand::Remove(args) => installed::commands::remove(args, &registry)?,
+            PackCommand::Verify(args) => installed::commands::verify(args, &cwd, &registry)?,
+            PackCommand::New(_) => unreachable!("written above"),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Command::Trust(args) = &cli.command {
         trust::run(args, &cwd, &UserDirs::from_os())?;
         return Ok(ExitCode::SUCCESS);
@@ -73,8 +85,13 @@ pub fn run() -> anyhow::Result<ExitCode> {
             std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
         );
     policy.isolation.verbosity = cli.verbose;
-    let agent =
-        Agent::start(&cwd, discovery, &policy).context("cannot register the built-in tools")?;
+    let user = UserDirs::from_os();
+    let registries: Vec<_> = user
+        .data
+        .iter()
+        .map(|data| data.join(installed::REGISTRY_FILE_NAME))
+        .collect();
+    let agent = Agent::start_with_installed(&cwd, discovery, &policy, &registries)?;
     approve::install_policies(&agent, &collected.settings, cli.packs());
     journal::install(&agent, &collected.settings, &cwd);
     // Who answers an `ask`: the terminal's person, the run's flags; the

@@ -13,7 +13,8 @@ Tool packs load at start-up from, in order (the first tool of a name wins):
                                      plugins = [...], plugin_dirs = [...]
   .xcsh/plugins                      then the user's data directory's xcsh/plugins
 A pack named twice loads once; a missing path is a warning. The working
-directory's .xcsh files load only after `xcsh trust` there.";
+directory's .xcsh files load only after `xcsh trust` there. Installed packs
+(`xcsh pack add`) are offered after these and opened at their first call.";
 
 /// A coding agent whose tools come from native tool packs: destructive tools
 /// preview, and nothing changes until `resolve` applies the pending action.
@@ -119,7 +120,7 @@ pub enum Command {
     /// Trust a project directory: load its .xcsh/config.toml and packs
     /// from now on, as they are now (a changed config asks again).
     Trust(TrustArgs),
-    /// Write tool packs (loads none).
+    /// Write and install tool packs.
     #[command(subcommand)]
     Pack(PackCommand),
     /// Serves one isolated tool pack to the agent that started it, over
@@ -161,6 +162,55 @@ pub struct TrustArgs {
 pub enum PackCommand {
     /// Write a new tool-pack crate with a preview tool and its tests.
     New(PackNewArgs),
+    /// Check a pack (in a child process) and install it: sessions offer
+    /// its tools and open it at the first call of one.
+    Add(PackAddArgs),
+    /// List the installed packs, their tools, mode and state.
+    List(PackListArgs),
+    /// Forget an installed pack.
+    Remove(PackRemoveArgs),
+    /// Re-hash and re-check installed packs; exits 1 if any is wrong.
+    Verify(PackVerifyArgs),
+}
+
+/// Options of `xcsh pack add`.
+#[derive(Debug, Args)]
+pub struct PackAddArgs {
+    /// The pack library, or a pack crate directory (built with
+    /// `cargo build --release` first).
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+
+    /// Remove the installed packs whose tool names conflict with this
+    /// pack's, instead of refusing it.
+    #[arg(long)]
+    pub replace: bool,
+
+    /// Run the pack in a process of its own whenever it is used.
+    #[arg(long)]
+    pub isolate: bool,
+}
+
+/// Options of `xcsh pack list`.
+#[derive(Debug, Args)]
+pub struct PackListArgs {
+    /// Print JSON, with every tool's descriptor.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `xcsh pack remove`.
+#[derive(Debug, Args)]
+pub struct PackRemoveArgs {
+    /// The pack's name, as `xcsh pack list` shows it.
+    pub name: String,
+}
+
+/// Options of `xcsh pack verify`.
+#[derive(Debug, Args)]
+pub struct PackVerifyArgs {
+    /// Verify only this pack (default: every installed pack).
+    pub name: Option<String>,
 }
 
 /// Options of `xcsh pack new`.

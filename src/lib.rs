@@ -10,6 +10,8 @@
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
 //! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`]: the subcommands; [`render`]: `--pretty`;
 //! - [`template`]: `xcsh pack new`, a new tool-pack crate;
+//! - [`installed`]: `xcsh pack add/list/remove/verify` and installed packs
+//!   offered from their records, opened at first use;
 //! - [`escape`]: control characters made visible in everything people read;
 //! - [`isolate`]: packs in processes of their own (`--isolate`);
 //! - [`app`]: the whole command line, start to finish.
@@ -23,6 +25,7 @@ pub mod approve;
 pub mod cli;
 pub mod config;
 pub mod escape;
+pub mod installed;
 pub mod isolate;
 pub mod journal;
 pub mod logging;

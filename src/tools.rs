@@ -61,6 +61,16 @@ pub fn to_text(agent: &Agent) -> String {
                     }
                     source
                 }
+                ToolSource::Installed(pack) => {
+                    let record = pack.record();
+                    format!(
+                        "{} {} ({}), {}",
+                        escape::line(&record.name),
+                        escape::line(&record.version),
+                        escape::line(&record.path.display().to_string()),
+                        installed_state(pack)
+                    )
+                }
             };
             [
                 escape::line(tool.name()).into_owned(),
@@ -103,6 +113,19 @@ pub fn to_text(agent: &Agent) -> String {
     lines.extend(report.conflicts.iter().map(|conflict| {
         escape::line(&format!("{conflict} (in {})", conflict.path.display())).into_owned()
     }));
+    lines.extend(agent.installed.iter().map(|pack| {
+        let record = pack.record();
+        let tools: Vec<&str> = record.tools.iter().map(|t| t.name.as_str()).collect();
+        escape::line(&format!(
+            "Installed tool pack {} {} at {} ({}): {}",
+            record.name,
+            record.version,
+            record.path.display(),
+            installed_state(pack),
+            tools.join(", ")
+        ))
+        .into_owned()
+    }));
     lines.extend(
         agent
             .warnings
@@ -113,6 +136,19 @@ pub fn to_text(agent: &Agent) -> String {
         out.push_str(&format!("  {line}\n"));
     }
     out
+}
+
+/// `installed, not opened`, `installed, isolated, opened`…
+fn installed_state(pack: &crate::installed::LazyPack) -> String {
+    format!(
+        "installed, {}{}",
+        if pack.is_isolated() { "isolated, " } else { "" },
+        if pack.is_opened() {
+            "opened"
+        } else {
+            "not opened"
+        }
+    )
 }
 
 /// The approval policy of the tool called `name`; `None` for `resolve`,
@@ -143,6 +179,17 @@ pub fn to_json(agent: &Agent) -> Value {
                         source["isolated"] = sandbox::describe(&isolated.sandbox).into();
                     }
                     source
+                }
+                ToolSource::Installed(pack) => {
+                    let record = pack.record();
+                    json!({
+                        "kind": "installed",
+                        "pack": record.name,
+                        "version": record.version,
+                        "path": record.path,
+                        "isolated": pack.is_isolated(),
+                        "opened": pack.is_opened(),
+                    })
                 }
             };
             json!({

@@ -140,6 +140,9 @@ pub struct Opened {
     pub name: String,
     /// The pack's version.
     pub version: String,
+    /// The `xcsh-plugin-api` ABI version the pack declares (since protocol
+    /// version 2).
+    pub abi_version: String,
     /// The library's canonical path.
     pub path: PathBuf,
     /// Its tools, in the pack's order.

@@ -74,6 +74,16 @@ pub enum LoadError {
         /// The file's hash.
         actual: String,
     },
+    /// An installed pack's file is not the one `xcsh pack add` pinned.
+    #[error("changed since it was added (SHA-256 {actual}, added {expected}); to use it, run: xcsh pack add {}", path.display())]
+    ChangedSinceAdded {
+        /// The pack's canonical path.
+        path: PathBuf,
+        /// The hash pinned by `xcsh pack add`.
+        expected: String,
+        /// The file's hash.
+        actual: String,
+    },
     /// The pack's SHA-256 differs from its allow-list entry.
     #[error("SHA-256 {actual} does not match the allow-list (expected {expected})")]
     HashMismatch {

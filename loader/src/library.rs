@@ -20,6 +20,7 @@ pub struct PackLibrary {
     path: Arc<Path>,
     name: Arc<str>,
     version: String,
+    abi_version: String,
     module: ToolPackModuleRef,
 }
 
@@ -61,6 +62,22 @@ impl PackLibrary {
     /// A [`LoadError`] naming the failed step.
     pub fn open(path: &Path) -> Result<&'static PackLibrary, LoadError> {
         Self::preflight(PackFile::open(path)?)?.map()?.check()
+    }
+
+    /// [`open`](Self::open) after checking the open file against `trust`
+    /// (owner and mode, and any pins it holds), as loading does: the file
+    /// checked is the file mapped.
+    ///
+    /// # Errors
+    ///
+    /// A [`LoadError`] naming the failed step or check.
+    pub fn open_trusted(
+        path: &Path,
+        trust: &crate::TrustPolicy,
+    ) -> Result<&'static PackLibrary, LoadError> {
+        let file = PackFile::open(path)?;
+        trust.check_file(&file)?;
+        Self::preflight(file)?.map()?.check()
     }
 
     /// The first step of [`open`](Self::open): the library already opened
@@ -129,6 +146,7 @@ impl Mapped {
             path: path.as_path().into(),
             name: module.name().as_str().into(),
             version: module.version().as_str().to_owned(),
+            abi_version: header.version_strings().version.to_string(),
             module,
         };
         // Another thread may have opened the same file meanwhile: keep the
@@ -153,6 +171,11 @@ impl PackLibrary {
     /// The pack's own version.
     pub fn version(&self) -> &str {
         &self.version
+    }
+
+    /// The `xcsh-plugin-api` ABI version the pack declares, e.g. `1.0.0`.
+    pub fn abi_version(&self) -> &str {
+        &self.abi_version
     }
 
     /// Calls the pack's factory with a host API for `binding` and reads its

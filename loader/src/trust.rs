@@ -22,7 +22,9 @@ use crate::pack_file::PackFile;
 ///   ([`with_project_allow_list`](Self::with_project_allow_list)), which
 ///   only narrow: a pack must be on every list there is;
 /// - hashes recorded when a project was trusted
-///   ([`with_trusted_pin`](Self::with_trusted_pin)).
+///   ([`with_trusted_pin`](Self::with_trusted_pin));
+/// - hashes pinned by `xcsh pack add`
+///   ([`with_installed_pin`](Self::with_installed_pin)).
 ///
 /// Every check reads the one open file that is then loaded.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -30,6 +32,7 @@ pub struct TrustPolicy {
     allow_list: Option<HashMap<PathBuf, String>>,
     project_lists: Vec<(PathBuf, HashMap<PathBuf, String>)>,
     trusted_pins: HashMap<PathBuf, (PathBuf, String)>,
+    installed_pins: HashMap<PathBuf, String>,
 }
 
 impl TrustPolicy {
@@ -66,6 +69,14 @@ impl TrustPolicy {
         self
     }
 
+    /// Requires the pack at `path` (canonical) to have the SHA-256 `hash`
+    /// that `xcsh pack add` recorded for it.
+    pub fn with_installed_pin(mut self, path: &Path, hash: &str) -> Self {
+        let (path, hash) = canonical_pin(path.to_path_buf(), hash);
+        self.installed_pins.insert(path, hash);
+        self
+    }
+
     /// Checks the pack file at `path` (opening it only to check it).
     ///
     /// # Errors
@@ -82,13 +93,19 @@ impl TrustPolicy {
     /// [`LoadError::Untrusted`], [`LoadError::GroupWritable`],
     /// [`LoadError::ForeignOwner`], [`LoadError::NotAllowed`],
     /// [`LoadError::HashMismatch`], [`LoadError::NotAllowedByProject`],
-    /// [`LoadError::ProjectHashMismatch`] or
-    /// [`LoadError::ChangedSinceTrusted`].
+    /// [`LoadError::ProjectHashMismatch`],
+    /// [`LoadError::ChangedSinceTrusted`] or
+    /// [`LoadError::ChangedSinceAdded`].
     pub(crate) fn check_file(&self, file: &PackFile) -> Result<(), LoadError> {
         crate::safe_path::check(file.path(), file.metadata())?;
         let path = file.path();
         let pinned = self.trusted_pins.get(path);
-        if self.allow_list.is_none() && self.project_lists.is_empty() && pinned.is_none() {
+        let installed = self.installed_pins.get(path);
+        if self.allow_list.is_none()
+            && self.project_lists.is_empty()
+            && pinned.is_none()
+            && installed.is_none()
+        {
             return Ok(());
         }
         // Unlisted packs are refused before their contents are read.
@@ -132,6 +149,15 @@ impl TrustPolicy {
                 actual,
             });
         }
+        if let Some(expected) = installed
+            && *expected != actual
+        {
+            return Err(LoadError::ChangedSinceAdded {
+                path: path.to_path_buf(),
+                expected: expected.clone(),
+                actual,
+            });
+        }
         Ok(())
     }
 }
@@ -164,6 +190,7 @@ impl fmt::Debug for TrustPolicy {
             .field("allow_list", &self.allow_list.as_ref().map(HashMap::len))
             .field("project_lists", &self.project_lists.len())
             .field("trusted_pins", &self.trusted_pins.len())
+            .field("installed_pins", &self.installed_pins.len())
             .finish()
     }
 }
@@ -208,6 +235,28 @@ mod tests {
         ));
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
         policy.check(&file).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_installed_pin_refuses_a_changed_file_and_names_the_fix() {
+        let dir = std::env::temp_dir().join(format!("xcsh-installed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pack = dir.join("libp.so");
+        std::fs::write(&pack, b"abc").unwrap();
+        let policy = TrustPolicy::new().with_installed_pin(&pack, &sha256_hex(b"abc"));
+        policy.check(&pack).unwrap();
+        std::fs::write(&pack, b"abd").unwrap();
+        let canonical = std::fs::canonicalize(&pack).unwrap();
+        assert_eq!(
+            policy.check(&pack).unwrap_err().to_string(),
+            format!(
+                "changed since it was added (SHA-256 {}, added {}); to use it, run: xcsh pack add {}",
+                sha256_hex(b"abd"),
+                sha256_hex(b"abc"),
+                canonical.display()
+            )
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -20,6 +20,7 @@ pub fn pack_of<'a>(agent: &'a Agent, name: &str) -> &'a str {
     match agent.tool_source(name) {
         ToolSource::BuiltIn => BUILT_IN_PACK,
         ToolSource::Pack(pack) => &pack.name,
+        ToolSource::Installed(pack) => &pack.record().name,
     }
 }
 

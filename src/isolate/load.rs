@@ -3,10 +3,10 @@
 //! pack loaded the same way.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use xcsh_core::{RegistryError, Session};
+use xcsh_core::{PendingActionStore, RegistryError, Session};
 use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus};
 use xcsh_loader::{
     HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, ToolConflict,
@@ -81,7 +81,11 @@ impl SessionLoader<'_> {
         let started: Vec<_> = std::thread::scope(|scope| {
             let starting: Vec<_> = group
                 .iter()
-                .map(|path| scope.spawn(move || self.start(session, path)))
+                .map(|path| {
+                    scope.spawn(move || {
+                        self.start(session.cwd(), Arc::downgrade(session.store()), path)
+                    })
+                })
                 .collect();
             starting
                 .into_iter()
@@ -107,9 +111,16 @@ impl SessionLoader<'_> {
         }
     }
 
-    fn start(
+    /// Checks the pack at `path` against the trust policy, then starts its
+    /// process (working in `cwd`, pushing into `store`) and opens it there.
+    ///
+    /// # Errors
+    ///
+    /// The trust check's error, or why the process could not open it.
+    pub fn start(
         &self,
-        session: &Session,
+        cwd: &Path,
+        store: Weak<PendingActionStore>,
         path: &Path,
     ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
         std::fs::metadata(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
@@ -129,7 +140,7 @@ impl SessionLoader<'_> {
             })?,
         };
         let path = std::fs::canonicalize(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
-        let cwd = session.cwd().to_path_buf();
+        let cwd = cwd.to_path_buf();
         let spec = StartSpec {
             exe,
             verbosity: self.isolation.verbosity,
@@ -145,8 +156,7 @@ impl SessionLoader<'_> {
                 memory_limit: settings.memory_limit,
             },
         };
-        IsolatedPack::start(spec, Arc::downgrade(session.store()), self.timeout)
-            .map_err(LoadError::Isolated)
+        IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)
     }
 }
 

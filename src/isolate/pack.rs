@@ -84,6 +84,7 @@ impl IsolatedPack {
             path,
             tools,
             sandbox,
+            ..
         } = opened;
         let pack = Arc::new(Self {
             name,

@@ -22,7 +22,7 @@ use xcsh_core::{
 use xcsh_isolate_protocol::{
     Hello, OpenPack, Opened, Outcome, PushedAction, Reply, Request, SandboxStatus, ToolSpec, frame,
 };
-use xcsh_loader::{HostBinding, PackLoader};
+use xcsh_loader::{HostBinding, PackLibrary, PackLoader};
 
 use super::{sandbox, wire};
 
@@ -190,9 +190,14 @@ fn open_pack(open: &OpenPack) -> Result<OpenedPack, String> {
             hints: wire::hints_to_wire(tool.hints()),
         })
         .collect();
+    // Loading opened it: this returns the library already open.
+    let abi_version = PackLibrary::open(&loaded.path)
+        .map(|library| library.abi_version().to_owned())
+        .unwrap_or_default();
     let opened = Opened {
         name: loaded.name,
         version: loaded.version,
+        abi_version,
         path: loaded.path,
         tools: specs,
         sandbox,

@@ -49,6 +49,9 @@ pub fn install(agent: &Agent, settings: &Settings, cwd: &Path) {
             let pack = match agent.tool_source(&tool) {
                 ToolSource::BuiltIn => None,
                 ToolSource::Pack(pack) => Some((pack.name.clone(), pack.version.clone())),
+                ToolSource::Installed(pack) => {
+                    Some((pack.record().name.clone(), pack.record().version.clone()))
+                }
             };
             (tool, pack)
         })

@@ -8,6 +8,7 @@ mod crash;
 mod discovery;
 mod display;
 mod hardening;
+mod installed;
 mod isolate;
 mod limits;
 mod mcp;

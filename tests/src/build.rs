@@ -24,6 +24,7 @@ pub const PACKS: &[&str] = &[
     "fixture-raw-abi",
     "fixture-crashy",
     "fixture-load-marker",
+    "fixture-load-abort",
     "fixture-sandbox-probe",
 ];
 

@@ -1,0 +1,416 @@
+//! Figure 6, installed packs: `xcsh tools` as a whole process (wall time,
+//! peak RSS) against the number of packs (0, 1, 10, 50, 100), for packs
+//! given with `--plugin-dir` (opened at start-up), installed packs
+//! (offered from the registry, never opened) and isolated packs
+//! (`--isolate --plugin-dir`: a process each); the baseline is the same
+//! command with no pack, in the same run. Then the first call of an
+//! installed pack (checks the file, hashes it, opens it) against a call of
+//! the already opened pack, in-process through the agent library.
+//!
+//! Draws `BENCHMARKS-installed.svg` beside `BENCHMARKS.md` (plotters, SVG
+//! backend: no font files needed) and writes report section 6.
+//!
+//! The registry of N installed packs is written here from one real
+//! `xcsh pack add` record, once per copy (each copy its own name, path,
+//! inode and tool names, the same bytes and hash): `xcsh tools` reads the
+//! registry file and nothing else of them, however it was written.
+//!
+//! Unix only (peak RSS through `getrusage`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use plotters::prelude::*;
+use serde_json::{Value, json};
+use xcsh_benches::report::{duration, save_section};
+use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
+
+/// Pack counts of the figure.
+const COUNTS: [usize; 5] = [0, 1, 10, 50, 100];
+
+/// Timed runs per point (after one untimed warm-up run). Kept short.
+const RUNS: usize = 7;
+
+/// First calls measured (each on a fresh copy, as a library opens once per
+/// process).
+const FIRST_CALLS: usize = 15;
+
+/// Target for 100 installed packs against none: both ratios at most this.
+const TARGET_RATIO: f64 = 1.5;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    PluginDir,
+    Installed,
+    Isolated,
+}
+
+impl Mode {
+    const ALL: [Mode; 3] = [Mode::PluginDir, Mode::Installed, Mode::Isolated];
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::PluginDir => "--plugin-dir",
+            Self::Installed => "installed",
+            Self::Isolated => "isolated (--isolate --plugin-dir)",
+        }
+    }
+}
+
+/// One mode's points: pack count, wall time (ns), peak RSS (KiB).
+type Series = Vec<(usize, f64, f64)>;
+
+/// One measured run: wall time in nanoseconds, peak RSS in KiB.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    wall_ns: f64,
+    rss_kib: f64,
+}
+
+#[cfg(unix)]
+fn measure(program: &str, args: &[String]) {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let start = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run the measured program");
+    let wall = start.elapsed();
+    assert!(status.success(), "{program} failed: {status}");
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    let rss_kib = if cfg!(target_vendor = "apple") {
+        usage.max_rss() / 1024
+    } else {
+        usage.max_rss()
+    };
+    println!("{} {rss_kib}", wall.as_nanos());
+}
+
+#[cfg(not(unix))]
+fn measure(_program: &str, _args: &[String]) {
+    panic!("this benchmark measures peak RSS with getrusage: Unix only");
+}
+
+/// A home directory whose environment `xcsh` sees.
+fn env(command: &mut Command, home: &Path) {
+    command
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env_remove("XCSH_PLUGIN_PATH")
+        .env_remove("XCSH_ISOLATE")
+        .env_remove("RUST_LOG");
+}
+
+fn registry_path(home: &Path) -> PathBuf {
+    home.join(".local/share/xcsh/packs.json")
+}
+
+/// Runs `xcsh args…` through the middleman (a copy of this benchmark).
+fn run_once(xcsh: &Path, args: &[String], home: &Path) -> Run {
+    let me = std::env::current_exe().expect("this benchmark's path");
+    let mut command = Command::new(me);
+    command.arg("__measure").arg(xcsh).args(args);
+    env(&mut command, home);
+    let output = command
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run the measuring middleman");
+    assert!(
+        output.status.success(),
+        "measuring failed: {}",
+        output.status
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>());
+    match (fields.next(), fields.next()) {
+        (Some(Ok(wall_ns)), Some(Ok(rss_kib))) => Run { wall_ns, rss_kib },
+        _ => panic!("unexpected middleman output: {text:?}"),
+    }
+}
+
+/// `xcsh args…` once, its standard output.
+fn xcsh_output(xcsh: &Path, args: &[&str], home: &Path) -> String {
+    let mut command = Command::new(xcsh);
+    command.args(args);
+    env(&mut command, home);
+    let output = command.output().expect("run xcsh");
+    assert!(output.status.success(), "xcsh {args:?} failed: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Writes a registry of `copies`, each recorded as `template` (one real
+/// `xcsh pack add` record) with its own name, path, stamp and tool names.
+fn write_registry(home: &Path, template: &Value, copies: &PackCopies) {
+    let mut packs = serde_json::Map::new();
+    for (i, path) in copies.paths().iter().enumerate() {
+        let path = std::fs::canonicalize(path).expect("canonical copy");
+        let mut record = template.clone();
+        let name = format!("bench-copy-{i:04}");
+        record["name"] = json!(name);
+        record["path"] = json!(path);
+        let metadata = std::fs::metadata(&path).expect("copy metadata");
+        let modified = metadata.modified().expect("modification time");
+        record["file"]["modified"] = serde_json::to_value(modified).expect("time as JSON");
+        record["file"]["inode"] = json!(std::os::unix::fs::MetadataExt::ino(&metadata));
+        for tool in record["tools"].as_array_mut().expect("tools") {
+            let renamed = format!("{}_{i:04}", tool["name"].as_str().expect("name"));
+            tool["name"] = json!(renamed);
+        }
+        packs.insert(name, record);
+    }
+    let registry = json!({"version": 1, "packs": packs});
+    let path = registry_path(home);
+    std::fs::create_dir_all(path.parent().expect("registry dir")).expect("registry dir");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&registry).expect("JSON"),
+    )
+    .expect("write the registry");
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// `xcsh tools` wall and peak RSS for `count` packs in `mode`.
+fn point(xcsh: &Path, template: &Value, mode: Mode, count: usize) -> (f64, f64) {
+    let pack = bench_pack_path();
+    let home = tempfile::tempdir().expect("an empty home directory");
+    let copies = PackCopies::new(pack, count);
+    let dir = copies.dir().display().to_string();
+    let args: Vec<String> = match mode {
+        Mode::PluginDir => vec!["tools".into(), "--plugin-dir".into(), dir],
+        Mode::Isolated => vec![
+            "tools".into(),
+            "--isolate".into(),
+            "--plugin-dir".into(),
+            dir,
+        ],
+        Mode::Installed => {
+            write_registry(home.path(), template, &copies);
+            vec!["tools".into()]
+        }
+    };
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let listed = xcsh_output(xcsh, &argv, home.path())
+        .lines()
+        .filter(|line| line.trim_start().starts_with("noop_"))
+        .count();
+    assert_eq!(listed, count, "{mode:?}: every copy's noop is listed");
+    let runs: Vec<Run> = (0..RUNS)
+        .map(|_| run_once(xcsh, &args, home.path()))
+        .collect();
+    (
+        median(runs.iter().map(|r| r.wall_ns).collect()),
+        median(runs.iter().map(|r| r.rss_kib).collect()),
+    )
+}
+
+/// The first call of an installed pack and a call of the opened pack, in
+/// nanoseconds (medians), in-process through the agent library.
+fn first_call(xcsh_exe: &Path) -> (f64, f64) {
+    use xcsh::agent::{Agent, RunPolicy};
+    use xcsh::sources::Discovery;
+    use xcsh_core::ToolCall;
+    let pack = bench_pack_path();
+    let mut first = Vec::new();
+    let mut opened = Vec::new();
+    for _ in 0..FIRST_CALLS {
+        let home = tempfile::tempdir().expect("home");
+        let copies = PackCopies::new(pack, 1);
+        let copy = &copies.paths()[0];
+        // A real `xcsh pack add` of this very copy.
+        xcsh_output(
+            xcsh_exe,
+            &["pack", "add", copy.to_str().expect("UTF-8 path")],
+            home.path(),
+        );
+        let registry = registry_path(home.path());
+        let work = tempfile::tempdir().expect("work");
+        let agent = Agent::start_with_installed(
+            work.path(),
+            Discovery::default(),
+            &RunPolicy::default(),
+            std::slice::from_ref(&registry),
+        )
+        .expect("start the agent");
+        let noop = agent
+            .tool_names()
+            .into_iter()
+            .find(|name| name.starts_with("noop_"))
+            .expect("the installed noop");
+        let call = ToolCall::new("bench", noop, json!({}));
+        let start = Instant::now();
+        let result = agent.session.execute(&call);
+        first.push(start.elapsed().as_nanos() as f64);
+        assert!(!result.is_error, "{result:?}");
+        let start = Instant::now();
+        let result = agent.session.execute(&call);
+        opened.push(start.elapsed().as_nanos() as f64);
+        assert!(!result.is_error, "{result:?}");
+    }
+    (median(first), median(opened))
+}
+
+/// Draws wall time and peak RSS against the pack count, one line per mode.
+fn chart(path: &Path, points: &[(Mode, Series)]) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(path, (1000, 420)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (left, right) = root.split_horizontally(500);
+    let colors = [BLUE, GREEN, RED];
+    for (area, title, unit, pick) in [
+        (&left, "xcsh tools: wall time", "ms", 0usize),
+        (&right, "xcsh tools: peak RSS", "MiB", 1usize),
+    ] {
+        let value = |&(_, wall, rss): &(usize, f64, f64)| {
+            if pick == 0 { wall / 1e6 } else { rss / 1024.0 }
+        };
+        let max = points
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(value))
+            .fold(0.0, f64::max)
+            * 1.1;
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(52)
+            .build_cartesian_2d(0usize..100usize, 0.0..max)?;
+        chart.configure_mesh().x_desc("packs").y_desc(unit).draw()?;
+        for ((mode, series), color) in points.iter().zip(colors) {
+            chart
+                .draw_series(LineSeries::new(
+                    series.iter().map(|p| (p.0, value(p))),
+                    color.stroke_width(2),
+                ))?
+                .label(mode.label())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+            chart.draw_series(
+                series
+                    .iter()
+                    .map(|p| Circle::new((p.0, value(p)), 3, color.filled())),
+            )?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("__measure") {
+        measure(&args[2], &args[3..]);
+        return;
+    }
+    let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
+    if !filters.is_empty() && !filters.iter().any(|f| "installed".contains(f.as_str())) {
+        return;
+    }
+    let Some(xcsh) = xcsh_binary() else {
+        save_section(
+            "6-installed",
+            "### 6. Installed packs\n\nNot measured: the `xcsh` binary did not build.\n",
+        );
+        return;
+    };
+    // One real record to copy from.
+    let template = {
+        let home = tempfile::tempdir().expect("home");
+        let copies = PackCopies::new(bench_pack_path(), 1);
+        xcsh_output(
+            &xcsh,
+            &["pack", "add", copies.paths()[0].to_str().expect("UTF-8")],
+            home.path(),
+        );
+        let registry: Value = serde_json::from_str(
+            &std::fs::read_to_string(registry_path(home.path())).expect("the registry"),
+        )
+        .expect("registry JSON");
+        registry["packs"]
+            .as_object()
+            .and_then(|packs| packs.values().next().cloned())
+            .expect("one pack")
+    };
+
+    let mut points = Vec::new();
+    for mode in Mode::ALL {
+        let mut series = Vec::new();
+        for count in COUNTS {
+            let (wall, rss) = point(&xcsh, &template, mode, count);
+            println!(
+                "installed/{} {count} packs: wall {}, peak RSS {:.1} MiB",
+                mode.label(),
+                duration(wall),
+                rss / 1024.0
+            );
+            series.push((count, wall, rss));
+        }
+        points.push((mode, series));
+    }
+    let (first, opened) = first_call(&xcsh);
+    println!(
+        "installed/first call {} against a call of the opened pack {}",
+        duration(first),
+        duration(opened)
+    );
+
+    let svg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../BENCHMARKS-installed.svg");
+    if let Err(error) = chart(&svg, &points) {
+        eprintln!("could not draw {}: {error}", svg.display());
+    }
+
+    let mut table = String::from(
+        "| packs | mode | wall (median) | × no packs | peak RSS (median) | × no packs |\n\
+         | ---: | --- | ---: | ---: | ---: | ---: |\n",
+    );
+    for (mode, series) in &points {
+        let (_, base_wall, base_rss) = series[0];
+        for &(count, wall, rss) in series {
+            table.push_str(&format!(
+                "| {count} | {} | {} | {:.2}× | {:.1} MiB | {:.2}× |\n",
+                mode.label(),
+                duration(wall),
+                wall / base_wall,
+                rss / 1024.0,
+                rss / base_rss
+            ));
+        }
+    }
+    let installed = &points[1].1;
+    let (_, base_wall, base_rss) = installed[0];
+    let (_, wall, rss) = installed[installed.len() - 1];
+    let (wall_ratio, rss_ratio) = (wall / base_wall, rss / base_rss);
+    let verdict = if wall_ratio <= TARGET_RATIO && rss_ratio <= TARGET_RATIO {
+        "met"
+    } else {
+        "**missed**"
+    };
+    save_section(
+        "6-installed",
+        &format!(
+            "### 6. Installed packs\n\n`xcsh tools` as a whole process with N packs, median of \
+             {RUNS} runs after a warm-up run, each mode against its own no-pack run \
+             (chart: [`BENCHMARKS-installed.svg`](BENCHMARKS-installed.svg)).\n\n{table}\n\
+             **Target**: 100 installed packs within {TARGET_RATIO}× of none on wall time and \
+             peak RSS: {wall_ratio:.2}× and {rss_ratio:.2}×, {verdict}.\n\n\
+             | case | median of {FIRST_CALLS} | baseline | × |\n| --- | ---: | ---: | ---: |\n\
+             | first call of an installed pack (stat, SHA-256, open, factory, call) | {} | a call of the opened pack: {} | {:.0}× |\n",
+            duration(first),
+            duration(opened),
+            first / opened
+        ),
+    );
+}

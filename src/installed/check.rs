@@ -1,0 +1,60 @@
+//! Checking a pack in a child process, as loading does: a pack being added
+//! is untrusted code, so its load-time code runs in a `xcsh pack-host`
+//! process (sandboxed where the kernel allows), never in this one.
+
+use std::path::Path;
+use std::sync::{Arc, Weak};
+
+use xcsh_isolate_protocol::{OpenPack, Opened, SandboxRequest};
+
+use super::registry::ToolRecord;
+use crate::isolate::process::{PackProcess, StartSpec};
+use crate::isolate::wire;
+
+/// Opens the pack at `path` (canonical) in a child process working in
+/// `cwd`, reads what it offers and stops the process. Everything the
+/// loader checks is checked there: object headers, ABI version, type
+/// layouts, the factory and every tool's name and schema.
+///
+/// # Errors
+///
+/// The loader's one-line cause, or how the child ended (a crash in the
+/// pack's load-time code included).
+pub fn check_in_child(path: &Path, cwd: &Path) -> Result<(Opened, Vec<ToolRecord>), String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the xcsh executable to check it with: {e}"))?;
+    let spec = StartSpec {
+        exe,
+        verbosity: 0,
+        open: OpenPack {
+            path: path.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            // Checking writes nothing and reaches nothing.
+            sandbox: SandboxRequest {
+                writable: vec![std::env::temp_dir()],
+                write_anywhere: false,
+                network: false,
+                required: false,
+            },
+            memory_limit: None,
+        },
+    };
+    let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))?;
+    process.shut_down();
+    let tools = opened
+        .tools
+        .iter()
+        .map(|spec| {
+            let parameters = serde_json::from_str(&spec.parameters_json)
+                .map_err(|e| format!("{}: parameters are not valid JSON: {e}", spec.name))?;
+            Ok(ToolRecord {
+                name: spec.name.clone(),
+                label: spec.label.clone(),
+                description: spec.description.clone(),
+                parameters,
+                hints: wire::hints_from_wire(spec.hints),
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    Ok((opened, tools))
+}
