@@ -33,12 +33,44 @@ use xcsh_plugin_api::{Host, ToolError, ToolPack};
 /// A byte whose address differs in every loaded copy of this library.
 static COPY_MARKER: u8 = 0;
 
-/// `{base}_{tag}` where the tag is unique to this loaded copy of the library
-/// (the address of one of its statics). Copies of the pack loaded side by
-/// side then register all their tools instead of conflicting; benchmarks
-/// find a tool by its base name (see [`base_name`]).
+/// `{base}_{tag}` where the tag is unique to this copy of the library:
+/// derived from the file it was loaded from, so the same copy gets the same
+/// names in every process (an installed copy's recorded names match the
+/// ones it offers when it opens), and copies loaded side by side register
+/// all their tools instead of conflicting. Benchmarks find a tool by its
+/// base name (see [`base_name`]).
 pub(crate) fn tool_name(base: &str) -> String {
-    format!("{base}_{:x}", std::ptr::addr_of!(COPY_MARKER) as usize)
+    static TAG: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    format!("{base}_{:x}", TAG.get_or_init(copy_tag))
+}
+
+/// A hash of the path of the mapped file holding [`COPY_MARKER`] (from
+/// `/proc/self/maps`); where that cannot be read, the marker's address.
+fn copy_tag() -> u64 {
+    use std::hash::{Hash, Hasher};
+    let address = std::ptr::addr_of!(COPY_MARKER) as usize;
+    let path = std::fs::read_to_string("/proc/self/maps")
+        .ok()
+        .and_then(|maps| {
+            maps.lines().find_map(|line| {
+                let (range, rest) = line.split_once(' ')?;
+                let (start, end) = range.split_once('-')?;
+                let start = usize::from_str_radix(start, 16).ok()?;
+                let end = usize::from_str_radix(end, 16).ok()?;
+                let path = rest.split_whitespace().nth(4)?;
+                (start <= address && address < end).then(|| path.to_owned())
+            })
+        });
+    match path {
+        Some(path) => {
+            // `DefaultHasher::new` has fixed keys: the same path gives the
+            // same tag in every process.
+            let mut hasher = std::hash::DefaultHasher::new();
+            path.hash(&mut hasher);
+            hasher.finish() >> 16
+        }
+        None => address as u64,
+    }
 }
 
 /// The base name of a tool of this pack: `noop_7f…` gives `noop`.
