@@ -30,6 +30,7 @@ pub mod isolate;
 pub mod journal;
 pub mod logging;
 pub mod mcp;
+pub mod private_file;
 pub mod project;
 pub mod render;
 pub mod repl;

@@ -193,26 +193,8 @@ impl Registry {
     ///
     /// `cannot write pack registry {path}: …`.
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {
-        let context = || format!("cannot write pack registry {}", path.display());
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).with_context(context)?;
-        let mut text = serde_json::to_string_pretty(self).with_context(context)?;
-        text.push('\n');
-        let temporary = dir.join(format!(".{REGISTRY_FILE_NAME}.{}", std::process::id()));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&temporary).and_then(|mut file| {
-            io::Write::write_all(&mut file, text.as_bytes())?;
-            file.sync_all()
-        });
-        written
-            .and_then(|()| std::fs::rename(&temporary, path))
-            .inspect_err(|_| {
-                let _ = std::fs::remove_file(&temporary);
-            })
-            .with_context(context)
+        crate::private_file::write_json(path, self)
+            .with_context(|| format!("cannot write pack registry {}", path.display()))
     }
 
     /// The installed pack that offers the tool `tool`, other than the pack
