@@ -298,4 +298,112 @@ mod tests {
         );
         assert_eq!(answer(ElicitationAction::Cancel, None), Answer::Cancel);
     }
+
+    fn request(entry_id: u64) -> ApprovalRequest {
+        ApprovalRequest {
+            entry_id,
+            label: "Rename".to_owned(),
+            tool: "rename".to_owned(),
+            source_tool_name: "rename".to_owned(),
+            reason: "sure".to_owned(),
+            preview: Some("a → b".to_owned()),
+            details: None,
+        }
+    }
+
+    /// Defers a question about `entry_id`; the request state it issued.
+    fn issue(approver: &ElicitingApprover, entry_id: u64) -> String {
+        approver.begin_modern_call(ModernCall {
+            can_ask: true,
+            answer: None,
+        });
+        assert_eq!(approver.ask(&request(entry_id)), Answer::Deferred);
+        let result = approver
+            .end_modern_call()
+            .expect("an input-required result");
+        let wire = serde_json::to_value(&result).unwrap();
+        assert_eq!(wire["resultType"], "input_required");
+        assert_eq!(
+            wire["inputRequests"][INPUT_KEY]["method"],
+            "elicitation/create"
+        );
+        assert_eq!(
+            wire["inputRequests"][INPUT_KEY]["params"]["message"],
+            request(entry_id).to_text()
+        );
+        result.request_state.expect("a request state")
+    }
+
+    fn responses(content: Value) -> InputResponses {
+        [(INPUT_KEY.to_owned(), content)].into_iter().collect()
+    }
+
+    #[test]
+    fn a_request_state_is_answered_once_and_only_for_the_newest_action() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let approver = ElicitingApprover::new(runtime.handle().clone());
+        let accept = responses(json!({"action": "accept", "content": {"decision": "apply"}}));
+
+        let state = issue(&approver, 7);
+        assert_eq!(
+            approver.redeem(Some("xcsh-approval-forged"), Some(&accept), Some(7)),
+            Err(STATE_UNKNOWN)
+        );
+        assert_eq!(
+            approver.redeem(None, Some(&accept), Some(7)),
+            Err(STATE_UNKNOWN)
+        );
+        assert_eq!(
+            approver.redeem(Some(&state), Some(&accept), Some(7)),
+            Ok((7, Answer::Approve))
+        );
+        assert_eq!(
+            approver.redeem(Some(&state), Some(&accept), Some(7)),
+            Err(STATE_UNKNOWN)
+        );
+
+        let state = issue(&approver, 7);
+        assert_eq!(
+            approver.redeem(Some(&state), Some(&accept), Some(8)),
+            Err(STATE_STALE)
+        );
+        let state = issue(&approver, 7);
+        assert_eq!(
+            approver.redeem(Some(&state), None, Some(7)),
+            Ok((7, Answer::Unavailable(NO_ANSWER.to_owned())))
+        );
+        let state = issue(&approver, 7);
+        assert!(matches!(
+            approver.redeem(Some(&state), Some(&responses(json!("yes"))), Some(7)),
+            Ok((7, Answer::Unavailable(_)))
+        ));
+    }
+
+    #[test]
+    fn a_retrys_answer_goes_only_to_the_action_it_is_about() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let approver = ElicitingApprover::new(runtime.handle().clone());
+        approver.begin_modern_call(ModernCall {
+            can_ask: true,
+            answer: Some((7, Answer::Approve)),
+        });
+        assert_eq!(
+            approver.ask(&request(8)),
+            Answer::Unavailable(ANSWER_FOR_ANOTHER.to_owned())
+        );
+        assert!(approver.end_modern_call().is_none());
+        approver.begin_modern_call(ModernCall {
+            can_ask: false,
+            answer: None,
+        });
+        assert_eq!(
+            approver.ask(&request(8)),
+            Answer::Unavailable(NO_ELICITATION_2026.to_owned())
+        );
+        assert!(approver.end_modern_call().is_none());
+    }
 }

@@ -304,7 +304,7 @@ fn refused(text: &str) -> Value {
 #[test]
 fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     let env = Env::new();
-    for file in ["a.txt", "b.txt", "d.txt", "e.txt"] {
+    for file in ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"] {
         env.write(file, file);
     }
     let seen = run_script(
@@ -344,6 +344,20 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
         json!(["ast_edit", "batch_rename_preview"])
     );
 
+    // No elicitation declared: an error saying so; the action stays pending.
+    let unsupported = &seen["unsupported"];
+    assert_eq!(unsupported["asked"], json!([]));
+    assert_eq!(
+        unsupported["apply"],
+        refused(
+            "Apply needs a person's approval (policy ask for batch_rename_preview), but this MCP client cannot ask its user: its request declares no elicitation support (form mode) for an input-required result. The action is still pending."
+        )
+    );
+    assert_eq!(
+        unsupported["toolsAfterApply"],
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
+    );
+
     // By hand: the input-required result, then retries that apply nothing.
     let by_hand = &seen["refused"];
     assert_eq!(
@@ -367,6 +381,12 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
             "Apply needs a person's approval (policy ask for batch_rename_preview), but the client's retry carried no answer to the question. The action is still pending."
         )
     );
+    assert_eq!(
+        by_hand["cancel"],
+        refused(
+            "Apply not approved: the question was cancelled without an answer. The action is still pending."
+        )
+    );
     assert_eq!(by_hand["stale"], refused(STATE_STALE));
     assert_eq!(by_hand["reused"], unknown);
     assert_eq!(by_hand["firstStateNowStale"], refused(STATE_STALE));
@@ -377,7 +397,37 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
 
     let mut files = env.files();
     files.sort();
-    assert_eq!(files, ["b.txt", "d.txt", "e.txt", "old-a.txt"]);
+    assert_eq!(files, ["b.txt", "c.txt", "d.txt", "e.txt", "old-a.txt"]);
+
+    // Every question and answer is journaled, by the person.
+    let journal = std::fs::read_to_string(env.work().join(".xcsh/journal.jsonl")).unwrap();
+    let answers: Vec<(String, String)> = journal
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["event"] == "answer")
+        .map(|line| {
+            assert_eq!(line["decidedBy"], "person", "{line}");
+            let outcome = line["outcome"].as_str().unwrap().to_owned();
+            (outcome, line["reason"].as_str().unwrap_or("").to_owned())
+        })
+        .collect();
+    let answer = |outcome: &str, reason: &str| (outcome.to_owned(), reason.to_owned());
+    assert_eq!(
+        answers,
+        [
+            answer("asked", ""),
+            answer("approve", ""),
+            answer("asked", ""),
+            answer("decline", "b stays"),
+            answer("unavailable", ""),
+            answer("asked", ""),
+            answer("asked", ""),
+            answer("unavailable", ""),
+            answer("asked", ""),
+            answer("cancel", ""),
+            answer("asked", ""),
+        ]
+    );
 }
 
 const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server asked for (it is unknown, forged, or was already answered). Nothing was applied.";

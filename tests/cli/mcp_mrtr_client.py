@@ -10,10 +10,12 @@ Three sessions over stdio, each negotiating 2026-07-28 through
   which answers `apply`; the file is renamed;
 - "decline": the callback answers `decline` with a reason; the action is
   discarded and the result carries the reason;
+- "unsupported": no callback, so the requests declare no elicitation; the
+  apply is an error result and the action stays pending;
 - "refused": the rounds are driven by hand: the input-required result, a
   retry with a forged state, one without a state, one without an answer,
-  one whose action is no longer the newest, and the reuse of an answered
-  state; nothing is applied.
+  a cancelled answer, one whose action is no longer the newest, and the
+  reuse of an answered state; nothing is applied.
 
 Prints one JSON object of what the client saw, for tests/cli/mcp.rs.
 """
@@ -60,7 +62,7 @@ async def names(client: Client) -> list[str]:
     return [tool.name for tool in listed.tools]
 
 
-async def session(xcsh: str, pack: str, work: str, name: str, answer: dict[str, Any]) -> dict[str, Any]:
+async def session(xcsh: str, pack: str, work: str, name: str, answer: dict[str, Any] | None) -> dict[str, Any]:
     asked: list[dict[str, Any]] = []
 
     async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -69,8 +71,9 @@ async def session(xcsh: str, pack: str, work: str, name: str, answer: dict[str, 
 
     server = StdioServerParameters(command=xcsh, args=["mcp", "--ask", "all", "--plugin", pack], cwd=work)
     out: dict[str, Any] = {}
+    options: dict[str, Any] = {"elicitation_callback": elicit} if answer is not None else {}
     async with Client(
-        stdio_client(server, errlog=sys.stderr), mode="auto", read_timeout_seconds=STEP_TIMEOUT, elicitation_callback=elicit
+        stdio_client(server, errlog=sys.stderr), mode="auto", read_timeout_seconds=STEP_TIMEOUT, **options
     ) as client:
         out["protocolVersion"] = client.protocol_version
         with anyio.fail_after(STEP_TIMEOUT):
@@ -108,6 +111,9 @@ async def refused(xcsh: str, pack: str, work: str) -> dict[str, Any]:
             out["noState"] = record(await resolve(input_responses=ACCEPT))
             again = await resolve()
             out["noAnswer"] = record(await resolve(request_state=again.request_state))
+            cancelled = await resolve()
+            cancel = {"approval": types.ElicitResult(action="cancel")}
+            out["cancel"] = record(await resolve(input_responses=cancel, request_state=cancelled.request_state))
             stale = await resolve()
             await client.call_tool("batch_rename_preview", rule("e.txt"))
             out["stale"] = record(await resolve(input_responses=ACCEPT, request_state=stale.request_state))
@@ -122,6 +128,7 @@ async def main() -> None:
     out: dict[str, Any] = {}
     out["accept"] = await session(xcsh, pack, work, "a.txt", {"decision": "apply"})
     out["decline"] = await session(xcsh, pack, work, "b.txt", {"decision": "decline", "reason": "b stays"})
+    out["unsupported"] = await session(xcsh, pack, work, "c.txt", None)
     out["refused"] = await refused(xcsh, pack, work)
     print(json.dumps(out, ensure_ascii=False, indent=1))
 
