@@ -6,13 +6,22 @@
 //! optional `reason`. Accepting with `apply` applies; accepting with
 //! `decline`, or declining the form, discards the action and tells the
 //! model (with the reason, if one was written); cancelling leaves it
-//! pending. A client that declared no elicitation support, a 2026-07-28
-//! client (whose protocol has no server-to-client requests) and a failed
-//! request all leave the action pending with an error result that says so.
+//! pending. A client that declared no elicitation support and a failed
+//! request leave the action pending with an error result that says so.
+//!
+//! A 2026-07-28 client has no server-to-client requests: it is asked the
+//! same form through an input-required result ([`ModernCall`]). The
+//! `resolve` call answers with the request and a request state naming the
+//! pending action; the client asks its user and retries the call with the
+//! answer and that state, which applies (or declines) exactly that action.
 
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    InputRequest, InputRequiredResult, InputResponses,
+};
 use rmcp::service::{ElicitationMode, Peer, RoleServer};
 use serde_json::{Value, json};
 use xcsh_core::{Answer, ApprovalRequest, Approver};
@@ -22,19 +31,54 @@ use xcsh_core::{Answer, ApprovalRequest, Approver};
 pub const NO_ELICITATION: &str =
     "this MCP client cannot ask its user: it does not support elicitation (form mode)";
 
-/// Why a 2026-07-28 client cannot be asked yet.
-pub const NO_ELICITATION_2026: &str = "this MCP client cannot be asked: its protocol revision (2026-07-28) has no server-to-client requests, and xcsh does not send input-required results yet";
+/// Why a 2026-07-28 client that declared no elicitation support in its
+/// request cannot be asked.
+pub const NO_ELICITATION_2026: &str = "this MCP client cannot ask its user: its request declares no elicitation support (form mode) for an input-required result";
+
+/// The key of the approval question in an input-required result.
+pub const INPUT_KEY: &str = "approval";
+
+/// The answer on a retry named no action this server asked about.
+pub const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server asked for (it is unknown, forged, or was already answered). Nothing was applied.";
+
+/// The answer on a retry was about an action that is no longer the newest.
+pub const STATE_STALE: &str = "Refused: the answer is about an action that is no longer the newest pending one. Nothing was applied; call resolve again to be asked about the newest.";
+
+/// A retry carried the request state but no answer to the question.
+pub const NO_ANSWER: &str = "the client's retry carried no answer to the question";
+
+/// The prepared answer reached a question about another action (the
+/// stack changed between the check and the call).
+pub const ANSWER_FOR_ANOTHER: &str = "the answer the client sent was about another action";
 
 /// The form's choice field.
 pub const DECISION: &str = "decision";
 /// The form's optional reason field.
 pub const REASON: &str = "reason";
 
+/// How a 2026-07-28 client's current call may ask: set by the server
+/// before each of its calls, taken after it.
+#[derive(Debug)]
+pub struct ModernCall {
+    /// The request declared elicitation support (form mode).
+    pub can_ask: bool,
+    /// The answer a retry carried, with the store id of the action it is
+    /// about.
+    pub answer: Option<(u64, Answer)>,
+}
+
 /// Asks through the connection's client.
 #[derive(Debug)]
 pub struct ElicitingApprover {
     peer: Mutex<Option<Peer<RoleServer>>>,
     runtime: tokio::runtime::Handle,
+    /// Set during a 2026-07-28 client's call.
+    modern: Mutex<Option<ModernCall>>,
+    /// The question a 2026-07-28 call deferred.
+    question: Mutex<Option<ApprovalRequest>>,
+    /// Request states issued and not yet answered, with the store id of
+    /// the action each names. Kept here: the client only echoes the key.
+    issued: Mutex<HashMap<String, u64>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -99,7 +143,71 @@ impl ElicitingApprover {
         Self {
             peer: Mutex::new(None),
             runtime,
+            modern: Mutex::new(None),
+            question: Mutex::new(None),
+            issued: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Starts a 2026-07-28 client's call.
+    pub fn begin_modern_call(&self, call: ModernCall) {
+        *lock(&self.question) = None;
+        *lock(&self.modern) = Some(call);
+    }
+
+    /// Ends a 2026-07-28 client's call: the input-required result to send
+    /// instead of the call's result, if it deferred a question.
+    pub fn end_modern_call(&self) -> Option<InputRequiredResult> {
+        *lock(&self.modern) = None;
+        let request = lock(&self.question).take()?;
+        let state = format!("xcsh-approval-{}", uuid::Uuid::new_v4().simple());
+        lock(&self.issued).insert(state.clone(), request.entry_id);
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: request.to_text(),
+            requested_schema: schema(),
+        };
+        let requests = [(
+            INPUT_KEY.to_owned(),
+            InputRequest::Elicitation(ElicitRequest::new(params)),
+        )];
+        Some(InputRequiredResult::new(
+            Some(requests.into_iter().collect()),
+            Some(state),
+        ))
+    }
+
+    /// Checks a retry's request state and reads its answer: the action it
+    /// is about (which must be `newest`, the newest pending action's id)
+    /// and the person's answer. A state is answered once: it is forgotten
+    /// whatever the outcome.
+    ///
+    /// # Errors
+    ///
+    /// [`STATE_UNKNOWN`] for a state this server did not issue (or no
+    /// state), [`STATE_STALE`] when the action is no longer the newest.
+    pub fn redeem(
+        &self,
+        state: Option<&str>,
+        responses: Option<&InputResponses>,
+        newest: Option<u64>,
+    ) -> Result<(u64, Answer), &'static str> {
+        let id = state
+            .and_then(|state| lock(&self.issued).remove(state))
+            .ok_or(STATE_UNKNOWN)?;
+        if newest != Some(id) {
+            return Err(STATE_STALE);
+        }
+        let answer = match responses.and_then(|r| r.get(INPUT_KEY)) {
+            None => Answer::Unavailable(NO_ANSWER.to_owned()),
+            Some(response) => match serde_json::from_value::<ElicitResult>(response.clone()) {
+                Ok(result) => answer(result.action, result.content.as_ref()),
+                Err(error) => Answer::Unavailable(format!(
+                    "the client's answer is not an elicitation result ({error})"
+                )),
+            },
+        };
+        Ok((id, answer))
     }
 
     /// Remembers the connection's peer (every request carries it).
@@ -113,6 +221,17 @@ impl ElicitingApprover {
 
 impl Approver for ElicitingApprover {
     fn ask(&self, request: &ApprovalRequest) -> Answer {
+        if let Some(call) = lock(&self.modern).as_mut() {
+            return match call.answer.take() {
+                Some((id, answer)) if id == request.entry_id => answer,
+                Some(_) => Answer::Unavailable(ANSWER_FOR_ANOTHER.to_owned()),
+                None if call.can_ask => {
+                    *lock(&self.question) = Some(request.clone());
+                    Answer::Deferred
+                }
+                None => Answer::Unavailable(NO_ELICITATION_2026.to_owned()),
+            };
+        }
         let Some(peer) = lock(&self.peer).clone() else {
             return Answer::Unavailable(NO_ELICITATION.to_owned());
         };
@@ -178,5 +297,113 @@ mod tests {
             Answer::Decline { reason: None }
         );
         assert_eq!(answer(ElicitationAction::Cancel, None), Answer::Cancel);
+    }
+
+    fn request(entry_id: u64) -> ApprovalRequest {
+        ApprovalRequest {
+            entry_id,
+            label: "Rename".to_owned(),
+            tool: "rename".to_owned(),
+            source_tool_name: "rename".to_owned(),
+            reason: "sure".to_owned(),
+            preview: Some("a → b".to_owned()),
+            details: None,
+        }
+    }
+
+    /// Defers a question about `entry_id`; the request state it issued.
+    fn issue(approver: &ElicitingApprover, entry_id: u64) -> String {
+        approver.begin_modern_call(ModernCall {
+            can_ask: true,
+            answer: None,
+        });
+        assert_eq!(approver.ask(&request(entry_id)), Answer::Deferred);
+        let result = approver
+            .end_modern_call()
+            .expect("an input-required result");
+        let wire = serde_json::to_value(&result).unwrap();
+        assert_eq!(wire["resultType"], "input_required");
+        assert_eq!(
+            wire["inputRequests"][INPUT_KEY]["method"],
+            "elicitation/create"
+        );
+        assert_eq!(
+            wire["inputRequests"][INPUT_KEY]["params"]["message"],
+            request(entry_id).to_text()
+        );
+        result.request_state.expect("a request state")
+    }
+
+    fn responses(content: Value) -> InputResponses {
+        [(INPUT_KEY.to_owned(), content)].into_iter().collect()
+    }
+
+    #[test]
+    fn a_request_state_is_answered_once_and_only_for_the_newest_action() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let approver = ElicitingApprover::new(runtime.handle().clone());
+        let accept = responses(json!({"action": "accept", "content": {"decision": "apply"}}));
+
+        let state = issue(&approver, 7);
+        assert_eq!(
+            approver.redeem(Some("xcsh-approval-forged"), Some(&accept), Some(7)),
+            Err(STATE_UNKNOWN)
+        );
+        assert_eq!(
+            approver.redeem(None, Some(&accept), Some(7)),
+            Err(STATE_UNKNOWN)
+        );
+        assert_eq!(
+            approver.redeem(Some(&state), Some(&accept), Some(7)),
+            Ok((7, Answer::Approve))
+        );
+        assert_eq!(
+            approver.redeem(Some(&state), Some(&accept), Some(7)),
+            Err(STATE_UNKNOWN)
+        );
+
+        let state = issue(&approver, 7);
+        assert_eq!(
+            approver.redeem(Some(&state), Some(&accept), Some(8)),
+            Err(STATE_STALE)
+        );
+        let state = issue(&approver, 7);
+        assert_eq!(
+            approver.redeem(Some(&state), None, Some(7)),
+            Ok((7, Answer::Unavailable(NO_ANSWER.to_owned())))
+        );
+        let state = issue(&approver, 7);
+        assert!(matches!(
+            approver.redeem(Some(&state), Some(&responses(json!("yes"))), Some(7)),
+            Ok((7, Answer::Unavailable(_)))
+        ));
+    }
+
+    #[test]
+    fn a_retrys_answer_goes_only_to_the_action_it_is_about() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let approver = ElicitingApprover::new(runtime.handle().clone());
+        approver.begin_modern_call(ModernCall {
+            can_ask: true,
+            answer: Some((7, Answer::Approve)),
+        });
+        assert_eq!(
+            approver.ask(&request(8)),
+            Answer::Unavailable(ANSWER_FOR_ANOTHER.to_owned())
+        );
+        assert!(approver.end_modern_call().is_none());
+        approver.begin_modern_call(ModernCall {
+            can_ask: false,
+            answer: None,
+        });
+        assert_eq!(
+            approver.ask(&request(8)),
+            Answer::Unavailable(NO_ELICITATION_2026.to_owned())
+        );
+        assert!(approver.end_modern_call().is_none());
     }
 }

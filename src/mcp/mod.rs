@@ -10,8 +10,10 @@
 //!   (unknown tool, invalid arguments, failures) are results with
 //!   `isError`; malformed requests are JSON-RPC errors.
 //! - An `apply` under the `ask` policy is put to the client's user through
-//!   elicitation ([`elicit`]); a client that cannot ask gets an error
-//!   result and the action stays pending.
+//!   elicitation ([`elicit`]): a form request to a 2025-11-25 client, an
+//!   input-required result (answered by retrying the call) to a 2026-07-28
+//!   client; a client that cannot ask gets an error result and the action
+//!   stays pending.
 //! - When the client goes away with actions pending, the session ends as
 //!   under every front end ([`xcsh_core::Session::end`]): each action is
 //!   discarded through its reject code and logged; nothing is applied

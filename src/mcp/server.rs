@@ -5,17 +5,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
-use xcsh_core::{CancellationToken, Subscription, ToolCall, ToolContext};
+use xcsh_core::{CancellationToken, RESOLVE_TOOL_NAME, Subscription, ToolCall, ToolContext};
 
 use super::convert;
-use super::elicit::ElicitingApprover;
+use super::elicit::{ElicitingApprover, ModernCall};
 use super::notify::ListChanged;
 use super::stdio::input_closed;
 use crate::agent::Agent;
@@ -156,6 +156,17 @@ impl ServerHandler for XcshServer {
         if let Some(approver) = &self.approver {
             approver.set_peer(&context.peer);
         }
+        // A 2026-07-28 client (no `initialize`) is asked through an
+        // input-required result, and answers by retrying the call.
+        let modern = self
+            .approver
+            .clone()
+            .filter(|_| context.peer.peer_info().is_none());
+        let retry = request.request_state.is_some() || request.input_responses.is_some();
+        let can_ask = context
+            .client_capabilities()
+            .and_then(|capabilities| capabilities.elicitation)
+            .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
         let arguments = request
             .arguments
             .map_or_else(|| Value::Object(Map::new()), Value::Object);
@@ -171,6 +182,31 @@ impl ServerHandler for XcshServer {
             })
         };
         let one_at_a_time = self.stop_calls().await;
+        if let Some(approver) = &modern {
+            let answer = if retry {
+                let newest = self.agent.session.store().peek().map(|entry| entry.id());
+                let redeemed = if call.name == RESOLVE_TOOL_NAME {
+                    approver.redeem(
+                        request.request_state.as_deref(),
+                        request.input_responses.as_ref(),
+                        newest,
+                    )
+                } else {
+                    Err(super::elicit::STATE_UNKNOWN)
+                };
+                match redeemed {
+                    Ok(answer) => Some(answer),
+                    Err(refused) => {
+                        cancel_on_request.abort();
+                        tracing::warn!(tool = %call.name, "{refused}");
+                        return Ok(CallToolResult::error(vec![ContentBlock::text(refused)]).into());
+                    }
+                }
+            } else {
+                None
+            };
+            approver.begin_modern_call(ModernCall { can_ask, answer });
+        }
         let agent = Arc::clone(&self.agent);
         let outcome = tokio::task::spawn_blocking(move || {
             let _one_at_a_time = one_at_a_time;
@@ -179,13 +215,19 @@ impl ServerHandler for XcshServer {
             let context = ToolContext::new(call.id.clone(), session.cwd().to_path_buf())
                 .with_cancellation(cancellation);
             let result = session.execute_with(&call, context);
-            (result, session.take_messages())
+            // Inside the one-call-at-a-time section, like its beginning.
+            let input_required = modern.and_then(|approver| approver.end_modern_call());
+            (result, session.take_messages(), input_required)
         })
         .await;
         cancel_on_request.abort();
-        let (result, queued) = outcome.map_err(|error| {
+        let (result, queued, input_required) = outcome.map_err(|error| {
             ErrorData::internal_error(format!("the tool call task failed: {error}"), None)
         })?;
+        if let Some(input_required) = input_required {
+            // The action stays pending until the retry brings the answer.
+            return Ok(input_required.into());
+        }
         // Before the response, so a client sees the new list by the time
         // the call returns.
         self.list_changed.sync().await;

@@ -207,10 +207,17 @@ fn a_client_that_leaves_at_once_ends_the_server_quietly() {
 
 /// What `mcp_approval_client.py` saw.
 fn run_approval_client(env: &Env) -> Value {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/cli/mcp_approval_client.py"
-    );
+    run_script(
+        env,
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cli/mcp_approval_client.py"
+        ),
+    )
+}
+
+/// What the client `script` saw.
+fn run_script(env: &Env, script: &str) -> Value {
     let output = Command::new(mcp_python())
         .args([script, XCSH, arg(&batch_rename()), arg(env.work())])
         .env("HOME", env.home.path())
@@ -219,10 +226,7 @@ fn run_approval_client(env: &Env) -> Value {
         .output()
         .expect("run the MCP approval client");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "mcp_approval_client.py failed: {stderr}"
-    );
+    assert!(output.status.success(), "{script} failed: {stderr}");
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stdout)))
 }
@@ -285,3 +289,146 @@ fn an_ask_apply_is_put_to_the_clients_user_through_elicitation() {
     files.sort();
     assert_eq!(files, ["b.txt", "c.txt", "old-a.txt"]);
 }
+
+/// The request a person is shown for the file `name`.
+fn approval_message(name: &str) -> String {
+    format!(
+        "The model wants to apply \"Batch Rename: 1 file\" (from batch_rename_preview).\nIts reason: the model is sure\n\nPreview:\nBatch rename preview (1 file):\n  {name} → old-{name}"
+    )
+}
+
+fn refused(text: &str) -> Value {
+    json!({"isError": true, "texts": [text]})
+}
+
+#[test]
+fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
+    let env = Env::new();
+    for file in ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"] {
+        env.write(file, file);
+    }
+    let seen = run_script(
+        &env,
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/mcp_mrtr_client.py"),
+    );
+
+    // Accept: the SDK's rounds put the request (with the preview) to the
+    // callback, and the retry with its answer renames.
+    let accept = &seen["accept"];
+    assert_eq!(accept["protocolVersion"], "2026-07-28");
+    assert_eq!(accept["asked"][0]["message"], approval_message("a.txt"));
+    assert_eq!(
+        accept["asked"][0]["schema"]["properties"]["decision"]["enum"],
+        json!(["apply", "decline"])
+    );
+    assert_eq!(
+        accept["apply"],
+        json!({"isError": false, "texts": ["Renamed 1 file:\n  a.txt → old-a.txt"]})
+    );
+    assert_eq!(
+        accept["toolsAfterApply"],
+        json!(["ast_edit", "batch_rename_preview"])
+    );
+
+    // Decline: discarded through reject, and the model reads the reason.
+    let decline = &seen["decline"];
+    assert_eq!(decline["asked"][0]["message"], approval_message("b.txt"));
+    assert_eq!(
+        decline["apply"],
+        refused(
+            "A person declined to apply \"Batch Rename: 1 file\": it was discarded and nothing was applied. Their reason: b stays\nDiscarded batch rename of 1 file; nothing was renamed:\n  b.txt → old-b.txt"
+        )
+    );
+    assert_eq!(
+        decline["toolsAfterApply"],
+        json!(["ast_edit", "batch_rename_preview"])
+    );
+
+    // No elicitation declared: an error saying so; the action stays pending.
+    let unsupported = &seen["unsupported"];
+    assert_eq!(unsupported["asked"], json!([]));
+    assert_eq!(
+        unsupported["apply"],
+        refused(
+            "Apply needs a person's approval (policy ask for batch_rename_preview), but this MCP client cannot ask its user: its request declares no elicitation support (form mode) for an input-required result. The action is still pending."
+        )
+    );
+    assert_eq!(
+        unsupported["toolsAfterApply"],
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
+    );
+
+    // By hand: the input-required result, then retries that apply nothing.
+    let by_hand = &seen["refused"];
+    assert_eq!(
+        by_hand["first"],
+        json!({
+            "inputRequired": {"approval": approval_message("d.txt")},
+            "schema": {"approval": by_hand["first"]["schema"]["approval"].clone()},
+            "hasState": true,
+        })
+    );
+    assert_eq!(
+        by_hand["first"]["schema"]["approval"]["required"],
+        json!(["decision"])
+    );
+    let unknown = refused(STATE_UNKNOWN);
+    assert_eq!(by_hand["forged"], unknown);
+    assert_eq!(by_hand["noState"], unknown);
+    assert_eq!(
+        by_hand["noAnswer"],
+        refused(
+            "Apply needs a person's approval (policy ask for batch_rename_preview), but the client's retry carried no answer to the question. The action is still pending."
+        )
+    );
+    assert_eq!(
+        by_hand["cancel"],
+        refused(
+            "Apply not approved: the question was cancelled without an answer. The action is still pending."
+        )
+    );
+    assert_eq!(by_hand["stale"], refused(STATE_STALE));
+    assert_eq!(by_hand["reused"], unknown);
+    assert_eq!(by_hand["firstStateNowStale"], refused(STATE_STALE));
+    assert_eq!(
+        by_hand["toolsAtEnd"],
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
+    );
+
+    let mut files = env.files();
+    files.sort();
+    assert_eq!(files, ["b.txt", "c.txt", "d.txt", "e.txt", "old-a.txt"]);
+
+    // Every question and answer is journaled, by the person.
+    let journal = std::fs::read_to_string(env.work().join(".xcsh/journal.jsonl")).unwrap();
+    let answers: Vec<(String, String)> = journal
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line["event"] == "answer")
+        .map(|line| {
+            assert_eq!(line["decidedBy"], "person", "{line}");
+            let outcome = line["outcome"].as_str().unwrap().to_owned();
+            (outcome, line["reason"].as_str().unwrap_or("").to_owned())
+        })
+        .collect();
+    let answer = |outcome: &str, reason: &str| (outcome.to_owned(), reason.to_owned());
+    assert_eq!(
+        answers,
+        [
+            answer("asked", ""),
+            answer("approve", ""),
+            answer("asked", ""),
+            answer("decline", "b stays"),
+            answer("unavailable", ""),
+            answer("asked", ""),
+            answer("asked", ""),
+            answer("unavailable", ""),
+            answer("asked", ""),
+            answer("cancel", ""),
+            answer("asked", ""),
+        ]
+    );
+}
+
+const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server asked for (it is unknown, forged, or was already answered). Nothing was applied.";
+const STATE_STALE: &str = "Refused: the answer is about an action that is no longer the newest pending one. Nothing was applied; call resolve again to be asked about the newest.";

@@ -306,7 +306,7 @@ impl ResolveTool {
         match &answer {
             Answer::Decline { reason } => record.reason.clone_from(reason),
             Answer::Unavailable(why) => record.error = Some(why.clone()),
-            Answer::Approve | Answer::Cancel => {}
+            Answer::Approve | Answer::Cancel | Answer::Deferred => {}
         }
         self.approvals.record(record);
         match answer {
@@ -326,6 +326,11 @@ impl ResolveTool {
                     "Apply needs a person's approval (policy ask for {tool}), but {why}. The action is still pending."
                 ),
             ),
+            // Not refused: the answer comes with the next call.
+            Answer::Deferred => Err(ToolError::new(format!(
+                "Apply waits for a person's approval (policy ask for {tool}): the question was sent to them. The action is still pending."
+            ))
+            .with_details(details(entry, "apply", reason, None))),
         }
     }
 

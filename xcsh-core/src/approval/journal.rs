@@ -47,7 +47,8 @@ pub struct JournalEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<String>,
     /// What came of it: `pushed`, `applied`, `discarded`, `declined`,
-    /// `approve`, `decline`, `cancel`, `unavailable`, `refused`, `failed`.
+    /// `approve`, `decline`, `cancel`, `unavailable`, `asked` (the question
+    /// went out; the answer comes later), `refused`, `failed`.
     pub outcome: String,
     /// The error text, when it failed or was refused.
     #[serde(skip_serializing_if = "Option::is_none")]

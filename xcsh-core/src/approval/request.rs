@@ -60,17 +60,23 @@ pub enum Answer {
     /// Nobody could be asked; the text says why (completes
     /// "Apply needs a person's approval (…), but …").
     Unavailable(String),
+    /// The question was handed to the front end, which puts it to the
+    /// person outside this call (an MCP input-required result) and calls
+    /// `resolve` again with their answer. The action stays pending
+    /// meanwhile.
+    Deferred,
 }
 
 impl Answer {
-    /// `approve`, `decline`, `cancel` or `unavailable`, as the journal
-    /// records it.
+    /// `approve`, `decline`, `cancel`, `unavailable` or `asked`, as the
+    /// journal records it.
     pub fn as_str(&self) -> &'static str {
         match self {
             Self::Approve => "approve",
             Self::Decline { .. } => "decline",
             Self::Cancel => "cancel",
             Self::Unavailable(_) => "unavailable",
+            Self::Deferred => "asked",
         }
     }
 }

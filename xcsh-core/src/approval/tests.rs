@@ -323,3 +323,25 @@ fn the_session_end_is_journaled_as_a_discard() {
     assert_eq!(end.decided_by.as_deref(), Some("session end"));
     assert_eq!(end.reason.as_deref(), Some(crate::SESSION_ENDED));
 }
+
+#[test]
+fn a_deferred_question_leaves_the_action_pending_and_journals_it_as_asked() {
+    let f = fixture(Policy::Ask);
+    preview(&f.session);
+    approver(&f.session, Answer::Deferred);
+    let result = apply(&f.session);
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "Apply waits for a person's approval (policy ask for rename): the question was sent to them. The action is still pending."
+    );
+    assert_eq!(f.session.store().len(), 1);
+    assert!(f.log.lock().unwrap().is_empty());
+    assert_eq!(
+        events(&f.journal),
+        vec![
+            (JournalEvent::Push, "pushed".to_owned()),
+            (JournalEvent::Answer, "asked".to_owned()),
+        ]
+    );
+}
