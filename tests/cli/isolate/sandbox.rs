@@ -39,9 +39,26 @@ fn probe(capabilities: Vec<Capability>) -> TestAgent {
     )
 }
 
-/// A directory outside the working and temporary directories.
+/// A directory outside the working and temporary directories (which the
+/// sandbox lets a pack write in): the target directory's scratch space,
+/// unless the clone itself lives under the temporary directory, then
+/// `/var/tmp` or the home directory.
 fn outside() -> TempDir {
-    TempDir::new_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    let temp = std::env::temp_dir()
+        .canonicalize()
+        .expect("the temporary directory exists");
+    let candidates = [
+        Some(std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        Some(std::path::PathBuf::from("/var/tmp")),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .filter_map(|dir| dir.canonicalize().ok())
+        .filter(|dir| !dir.starts_with(&temp))
+        .find_map(|dir| TempDir::new_in(dir).ok())
+        .expect("a writable directory outside the temporary directory")
 }
 
 fn write(agent: &TestAgent, path: &Path) -> xcsh_core::ToolResult {
