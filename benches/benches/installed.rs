@@ -18,11 +18,12 @@
 //! Unix only (peak RSS through `getrusage`).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use plotters::prelude::*;
 use serde_json::{Value, json};
+use xcsh_benches::process_run::{MIDDLEMAN_ARG, Run, measure, run_through};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 
@@ -61,40 +62,6 @@ impl Mode {
 /// One mode's points: pack count, wall time (ns), peak RSS (KiB).
 type Series = Vec<(usize, f64, f64)>;
 
-/// One measured run: wall time in nanoseconds, peak RSS in KiB.
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    wall_ns: f64,
-    rss_kib: f64,
-}
-
-#[cfg(unix)]
-fn measure(program: &str, args: &[String]) {
-    use nix::sys::resource::{UsageWho, getrusage};
-    let start = Instant::now();
-    let status = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("run the measured program");
-    let wall = start.elapsed();
-    assert!(status.success(), "{program} failed: {status}");
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
-    let rss_kib = if cfg!(target_vendor = "apple") {
-        usage.max_rss() / 1024
-    } else {
-        usage.max_rss()
-    };
-    println!("{} {rss_kib}", wall.as_nanos());
-}
-
-#[cfg(not(unix))]
-fn measure(_program: &str, _args: &[String]) {
-    panic!("this benchmark measures peak RSS with getrusage: Unix only");
-}
-
 /// A home directory whose environment `xcsh` sees.
 fn env(command: &mut Command, home: &Path) {
     command
@@ -115,23 +82,9 @@ fn registry_path(home: &Path) -> PathBuf {
 fn run_once(xcsh: &Path, args: &[String], home: &Path) -> Run {
     let me = std::env::current_exe().expect("this benchmark's path");
     let mut command = Command::new(me);
-    command.arg("__measure").arg(xcsh).args(args);
+    command.arg(MIDDLEMAN_ARG).arg(xcsh).args(args);
     env(&mut command, home);
-    let output = command
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run the measuring middleman");
-    assert!(
-        output.status.success(),
-        "measuring failed: {}",
-        output.status
-    );
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>());
-    match (fields.next(), fields.next()) {
-        (Some(Ok(wall_ns)), Some(Ok(rss_kib))) => Run { wall_ns, rss_kib },
-        _ => panic!("unexpected middleman output: {text:?}"),
-    }
+    run_through(&mut command)
 }
 
 /// `xcsh args…` once, its standard output.
@@ -311,7 +264,7 @@ fn chart(path: &Path, points: &[(Mode, Series)]) -> Result<(), Box<dyn std::erro
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("__measure") {
+    if args.get(1).map(String::as_str) == Some(MIDDLEMAN_ARG) {
         measure(&args[2], &args[3..]);
         return;
     }

@@ -13,9 +13,9 @@
 //! Unix only: elsewhere this benchmark says so and stops.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::Command;
 
+use xcsh_benches::process_run::{MIDDLEMAN_ARG, Run, measure, run_through};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 
@@ -29,47 +29,13 @@ const RUNS: usize = 21;
 const WALL_TARGET_MS: f64 = 50.0;
 const RSS_TARGET_MIB: f64 = 30.0;
 
-/// One measured run: wall time in nanoseconds, peak RSS in KiB.
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    wall_ns: f64,
-    rss_kib: f64,
-}
-
 /// The middleman: runs `program args…` once and prints `wall_ns rss_kib`.
-#[cfg(unix)]
-fn measure(program: &str, args: &[String]) {
-    use nix::sys::resource::{UsageWho, getrusage};
-    let start = Instant::now();
-    let status = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("run the measured program");
-    let wall = start.elapsed();
-    assert!(status.success(), "{program} failed: {status}");
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
-    // Linux reports ru_maxrss in KiB, macOS in bytes.
-    let rss_kib = if cfg!(target_vendor = "apple") {
-        usage.max_rss() / 1024
-    } else {
-        usage.max_rss()
-    };
-    println!("{} {rss_kib}", wall.as_nanos());
-}
-
-#[cfg(not(unix))]
-fn measure(_program: &str, _args: &[String]) {
-    panic!("the start-up benchmark measures peak RSS with getrusage: Unix only");
-}
-
 /// Runs `xcsh tools --plugin-dir dir` through the middleman.
 fn run_once(xcsh: &Path, dir: &Path, home: &Path) -> Run {
     let me = std::env::current_exe().expect("this benchmark's path");
-    let output = Command::new(me)
-        .arg("__measure")
+    let mut command = Command::new(me);
+    command
+        .arg(MIDDLEMAN_ARG)
         .arg(xcsh)
         .arg("tools")
         .arg("--plugin-dir")
@@ -79,21 +45,8 @@ fn run_once(xcsh: &Path, dir: &Path, home: &Path) -> Run {
         .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("XDG_DATA_HOME", home.join(".local/share"))
         .env_remove("XCSH_PLUGIN_PATH")
-        .env_remove("RUST_LOG")
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run the measuring middleman");
-    assert!(
-        output.status.success(),
-        "measuring failed: {}",
-        output.status
-    );
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>());
-    match (fields.next(), fields.next()) {
-        (Some(Ok(wall_ns)), Some(Ok(rss_kib))) => Run { wall_ns, rss_kib },
-        _ => panic!("unexpected middleman output: {text:?}"),
-    }
+        .env_remove("RUST_LOG");
+    run_through(&mut command)
 }
 
 /// How many tools `xcsh tools` lists with the packs of `dir` (a sanity
@@ -124,7 +77,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("__measure") {
+    if args.get(1).map(String::as_str) == Some(MIDDLEMAN_ARG) {
         measure(&args[2], &args[3..]);
         return;
     }

@@ -21,6 +21,7 @@
 pub mod arguments;
 pub mod build;
 pub mod copies;
+pub mod process_run;
 pub mod report;
 
 pub use build::{bench_pack_path, profile_dir, target_dir, xcsh_binary};

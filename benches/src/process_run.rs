@@ -1,0 +1,83 @@
+//! Whole-process measurements: wall time and peak RSS of one run of a
+//! program, taken by a middleman process (a copy of the benchmark itself,
+//! started with [`MIDDLEMAN_ARG`]) so the peak RSS of its only child is the
+//! measured program's.
+
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// The first argument that makes a benchmark binary act as the middleman:
+/// `BENCH __measure PROGRAM ARGS…`.
+pub const MIDDLEMAN_ARG: &str = "__measure";
+
+/// One measured run: wall time in nanoseconds, peak RSS in KiB.
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
+    /// Wall time from spawn to exit, in nanoseconds.
+    pub wall_ns: f64,
+    /// Peak resident set size, in KiB.
+    pub rss_kib: f64,
+}
+
+/// The middleman's work: runs `program args…` once (no input, output
+/// discarded) and prints `wall_ns rss_kib` on standard output.
+///
+/// # Panics
+///
+/// The program cannot start or fails.
+#[cfg(unix)]
+pub fn measure(program: &str, args: &[String]) {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let start = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run the measured program");
+    let wall = start.elapsed();
+    assert!(status.success(), "{program} failed: {status}");
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    // Linux reports ru_maxrss in KiB, macOS in bytes.
+    let rss_kib = if cfg!(target_vendor = "apple") {
+        usage.max_rss() / 1024
+    } else {
+        usage.max_rss()
+    };
+    println!("{} {rss_kib}", wall.as_nanos());
+}
+
+/// Peak RSS is read with `getrusage`: Unix only.
+///
+/// # Panics
+///
+/// Always.
+#[cfg(not(unix))]
+pub fn measure(_program: &str, _args: &[String]) {
+    panic!("whole-process benchmarks measure peak RSS with getrusage: Unix only");
+}
+
+/// Runs `middleman` (a command already set up as `BENCH __measure PROGRAM
+/// ARGS…`, with its environment) and reads the run it reports.
+///
+/// # Panics
+///
+/// The middleman fails or prints something else.
+pub fn run_through(middleman: &mut Command) -> Run {
+    let output = middleman
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run the measuring middleman");
+    assert!(
+        output.status.success(),
+        "measuring failed: {}",
+        output.status
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>());
+    match (fields.next(), fields.next()) {
+        (Some(Ok(wall_ns)), Some(Ok(rss_kib))) => Run { wall_ns, rss_kib },
+        _ => panic!("unexpected middleman output: {text:?}"),
+    }
+}
