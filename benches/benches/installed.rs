@@ -23,7 +23,9 @@ use std::time::Instant;
 
 use plotters::prelude::*;
 use serde_json::{Value, json};
-use xcsh_benches::process_run::{MIDDLEMAN_ARG, Run, measure, run_through};
+use xcsh_benches::process_run::{
+    MIDDLEMAN_ARG, Run, median, run_through, selected, serve_middleman,
+};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 
@@ -125,11 +127,6 @@ fn write_registry(home: &Path, template: &Value, copies: &PackCopies) {
         serde_json::to_string_pretty(&registry).expect("JSON"),
     )
     .expect("write the registry");
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }
 
 /// `xcsh tools` wall and peak RSS for `count` packs in `mode`.
@@ -264,12 +261,10 @@ fn chart(path: &Path, points: &[(Mode, Series)]) -> Result<(), Box<dyn std::erro
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some(MIDDLEMAN_ARG) {
-        measure(&args[2], &args[3..]);
+    if serve_middleman(&args) {
         return;
     }
-    let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
-    if !filters.is_empty() && !filters.iter().any(|f| "installed".contains(f.as_str())) {
+    if !selected("installed", &args) {
         return;
     }
     let Some(xcsh) = xcsh_binary() else {

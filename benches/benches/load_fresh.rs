@@ -14,6 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use xcsh_benches::process_run::{median, selected};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path};
 use xcsh_core::Session;
@@ -63,19 +64,13 @@ fn run_child(mode: &str, dir: &Path) -> f64 {
         .expect("the child prints nanoseconds")
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(mode @ ("__dlopen" | "__load")) = args.get(1).map(String::as_str) {
         child(mode, Path::new(&args[2]));
         return;
     }
-    let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
-    if !filters.is_empty() && !filters.iter().any(|f| "load_fresh".contains(f.as_str())) {
+    if !selected("load_fresh", &args) {
         return;
     }
 

@@ -15,7 +15,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use xcsh_benches::process_run::{MIDDLEMAN_ARG, Run, measure, run_through};
+use xcsh_benches::process_run::{
+    MIDDLEMAN_ARG, Run, median, run_through, selected, serve_middleman,
+};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 
@@ -70,21 +72,12 @@ fn listed_tools(xcsh: &Path, dir: &Path, home: &Path) -> usize {
         .count()
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some(MIDDLEMAN_ARG) {
-        measure(&args[2], &args[3..]);
+    if serve_middleman(&args) {
         return;
     }
-    // `cargo bench -- NAME` passes NAME to every benchmark: run only when
-    // it names this one (or nothing is named).
-    let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
-    if !filters.is_empty() && !filters.iter().any(|f| "startup".contains(f.as_str())) {
+    if !selected("startup", &args) {
         return;
     }
     let Some(xcsh) = xcsh_binary() else {

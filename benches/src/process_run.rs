@@ -81,3 +81,60 @@ pub fn run_through(middleman: &mut Command) -> Run {
         _ => panic!("unexpected middleman output: {text:?}"),
     }
 }
+
+/// The middle value of `values` (the upper one of an even count).
+///
+/// # Panics
+///
+/// `values` is empty.
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Whether a benchmark binary named `bench` should run: `cargo bench --
+/// NAME` passes NAME to every benchmark, so one runs only when it is named
+/// (or nothing is). `args` are the process's arguments, program first.
+pub fn selected(bench: &str, args: &[String]) -> bool {
+    let mut filters = args
+        .iter()
+        .skip(1)
+        .filter(|arg| !arg.starts_with("--"))
+        .peekable();
+    filters.peek().is_none() || filters.any(|filter| bench.contains(filter.as_str()))
+}
+
+/// Acts as the middleman when the process was started as one (see
+/// [`MIDDLEMAN_ARG`]): measures and returns true, and the caller returns.
+pub fn serve_middleman(args: &[String]) -> bool {
+    if args.get(1).map(String::as_str) != Some(MIDDLEMAN_ARG) {
+        return false;
+    }
+    measure(&args[2], &args[3..]);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|arg| (*arg).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_benchmark_runs_when_named_or_when_nothing_is() {
+        assert!(selected("startup", &args(&["bench", "--bench"])));
+        assert!(selected("startup", &args(&["bench", "--bench", "start"])));
+        assert!(!selected(
+            "startup",
+            &args(&["bench", "--bench", "installed"])
+        ));
+    }
+
+    #[test]
+    fn the_median_is_the_middle_value() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 3.0);
+    }
+}
