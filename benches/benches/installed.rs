@@ -10,10 +10,11 @@
 //! Draws `BENCHMARKS-installed.svg` beside `BENCHMARKS.md` (plotters, SVG
 //! backend: no font files needed) and writes report section 6.
 //!
-//! The registry of N installed packs is written here from one real
-//! `xcsh pack add` record, once per copy (each copy its own name, path,
-//! inode and tool names, the same bytes and hash): `xcsh tools` reads the
-//! registry file and nothing else of them, however it was written.
+//! The registry of N installed packs is written here, with xcsh's own
+//! registry type (so in the very format `xcsh pack add` writes), from one
+//! real `xcsh pack add` record, once per copy (each copy its own name,
+//! path, stamp and tool names, the same bytes and hash): `xcsh tools`
+//! reads the registry file and nothing else of them.
 //!
 //! Unix only (peak RSS through `getrusage`).
 
@@ -22,7 +23,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use plotters::prelude::*;
-use serde_json::{Value, json};
+use serde_json::json;
+use xcsh::installed::registry::{FileStamp, REGISTRY_VERSION};
+use xcsh::installed::{PackRecord, Registry};
 use xcsh_benches::process_run::{
     MIDDLEMAN_ARG, Run, median, run_through, selected, serve_middleman,
 };
@@ -101,36 +104,30 @@ fn xcsh_output(xcsh: &Path, args: &[&str], home: &Path) -> String {
 
 /// Writes a registry of `copies`, each recorded as `template` (one real
 /// `xcsh pack add` record) with its own name, path, stamp and tool names.
-fn write_registry(home: &Path, template: &Value, copies: &PackCopies) {
-    let mut packs = serde_json::Map::new();
+fn write_registry(home: &Path, template: &PackRecord, copies: &PackCopies) {
+    let mut registry = Registry {
+        version: REGISTRY_VERSION,
+        packs: Default::default(),
+    };
     for (i, path) in copies.paths().iter().enumerate() {
         let path = std::fs::canonicalize(path).expect("canonical copy");
-        let mut record = template.clone();
-        let name = format!("bench-copy-{i:04}");
-        record["name"] = json!(name);
-        record["path"] = json!(path);
         let metadata = std::fs::metadata(&path).expect("copy metadata");
-        let modified = metadata.modified().expect("modification time");
-        record["file"]["modified"] = serde_json::to_value(modified).expect("time as JSON");
-        record["file"]["inode"] = json!(std::os::unix::fs::MetadataExt::ino(&metadata));
-        for tool in record["tools"].as_array_mut().expect("tools") {
-            let renamed = format!("{}_{i:04}", tool["name"].as_str().expect("name"));
-            tool["name"] = json!(renamed);
+        let mut record = template.clone();
+        record.name = format!("bench-copy-{i:04}");
+        record.file = FileStamp::of(&metadata, template.file.sha256.clone());
+        record.path = path;
+        for tool in &mut record.tools {
+            tool.name = format!("{}_{i:04}", tool.name);
         }
-        packs.insert(name, record);
+        registry.packs.insert(record.name.clone(), record);
     }
-    let registry = json!({"version": 1, "packs": packs});
-    let path = registry_path(home);
-    std::fs::create_dir_all(path.parent().expect("registry dir")).expect("registry dir");
-    std::fs::write(
-        &path,
-        serde_json::to_string_pretty(&registry).expect("JSON"),
-    )
-    .expect("write the registry");
+    registry
+        .save(&registry_path(home))
+        .expect("write the registry");
 }
 
 /// `xcsh tools` wall and peak RSS for `count` packs in `mode`.
-fn point(xcsh: &Path, template: &Value, mode: Mode, count: usize) -> (f64, f64) {
+fn point(xcsh: &Path, template: &PackRecord, mode: Mode, count: usize) -> (f64, f64) {
     let pack = bench_pack_path();
     let home = tempfile::tempdir().expect("an empty home directory");
     let copies = PackCopies::new(pack, count);
@@ -283,13 +280,11 @@ fn main() {
             &["pack", "add", copies.paths()[0].to_str().expect("UTF-8")],
             home.path(),
         );
-        let registry: Value = serde_json::from_str(
-            &std::fs::read_to_string(registry_path(home.path())).expect("the registry"),
-        )
-        .expect("registry JSON");
-        registry["packs"]
-            .as_object()
-            .and_then(|packs| packs.values().next().cloned())
+        Registry::load(&registry_path(home.path()))
+            .expect("the registry")
+            .packs
+            .into_values()
+            .next()
             .expect("one pack")
     };
 

@@ -45,13 +45,13 @@ pub fn check_in_child(path: &Path, cwd: &Path) -> Result<(Opened, Vec<ToolRecord
         .tools
         .iter()
         .map(|spec| {
-            let parameters = serde_json::from_str(&spec.parameters_json)
+            let parameters: serde_json::Value = serde_json::from_str(&spec.parameters_json)
                 .map_err(|e| format!("{}: parameters are not valid JSON: {e}", spec.name))?;
             Ok(ToolRecord {
                 name: spec.name.clone(),
                 label: spec.label.clone(),
                 description: spec.description.clone(),
-                parameters,
+                parameters: parameters.into(),
                 hints: wire::hints_from_wire(spec.hints),
             })
         })

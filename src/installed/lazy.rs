@@ -182,36 +182,45 @@ impl fmt::Debug for LazyPack {
 
 /// A tool of an installed pack: its recorded descriptor until called.
 pub struct LazyTool {
-    record: ToolRecord,
     pack: Arc<LazyPack>,
+    index: usize,
 }
 
 impl LazyTool {
-    /// The tool `record` of `pack`.
-    pub fn new(record: ToolRecord, pack: Arc<LazyPack>) -> Self {
-        Self { record, pack }
+    /// The tool recorded at `index` in `pack`'s record.
+    ///
+    /// # Panics
+    ///
+    /// If the record has no tool at `index`.
+    pub fn new(pack: Arc<LazyPack>, index: usize) -> Self {
+        assert!(index < pack.record.tools.len(), "no recorded tool {index}");
+        Self { pack, index }
+    }
+
+    fn record(&self) -> &ToolRecord {
+        &self.pack.record.tools[self.index]
     }
 }
 
 impl Tool for LazyTool {
     fn name(&self) -> &str {
-        &self.record.name
+        &self.record().name
     }
 
     fn label(&self) -> &str {
-        &self.record.label
+        &self.record().label
     }
 
     fn description(&self) -> &str {
-        &self.record.description
+        &self.record().description
     }
 
     fn parameters(&self) -> &Value {
-        &self.record.parameters
+        self.record().parameters.value()
     }
 
     fn hints(&self) -> ToolHints {
-        self.record.hints
+        self.record().hints
     }
 
     /// An isolated pack's tools stop at the limit themselves (they kill
@@ -221,16 +230,14 @@ impl Tool for LazyTool {
     }
 
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
-        self.pack
-            .tool(&self.record.name)?
-            .execute(arguments, context)
+        self.pack.tool(self.name())?.execute(arguments, context)
     }
 }
 
 impl fmt::Debug for LazyTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LazyTool")
-            .field("name", &self.record.name)
+            .field("name", &self.record().name)
             .field("pack", &self.pack.record.name)
             .finish_non_exhaustive()
     }

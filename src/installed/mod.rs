@@ -7,13 +7,15 @@
 //! - [`check`]: checking a pack in a `xcsh pack-host` child;
 //! - [`build`]: building a pack crate directory first;
 //! - [`commands`]: `xcsh pack add`, `list`, `remove`, `verify`;
-//! - [`lazy`]: a session's installed packs, opened at first use.
+//! - [`lazy`]: a session's installed packs, opened at first use;
+//! - [`schema`]: a recorded parameter schema, parsed when first asked for.
 
 pub mod build;
 pub mod check;
 pub mod commands;
 pub mod lazy;
 pub mod registry;
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,7 +51,6 @@ pub fn offer(
             continue;
         }
         let isolated = record.isolated || policy.isolation.settings_for(&record.path).is_some();
-        let tools = record.tools.clone();
         let path: PathBuf = record.path.clone();
         let pack = Arc::new(LazyPack::new(
             record,
@@ -61,8 +62,10 @@ pub fn offer(
             Arc::downgrade(session.store()),
             binding.clone(),
         ));
-        for tool in tools {
-            match session.register_tool(Arc::new(LazyTool::new(tool, Arc::clone(&pack)))) {
+        for index in 0..pack.record().tools.len() {
+            // Checked by `xcsh pack add`: compiled at the tool's first call.
+            let tool = Arc::new(LazyTool::new(Arc::clone(&pack), index));
+            match session.register_schema_checked_tool(tool) {
                 Ok(()) => {}
                 Err(RegistryError::Conflict { name }) => {
                     let conflict = ToolConflict {

@@ -9,8 +9,9 @@ use std::time::SystemTime;
 
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use xcsh_core::ToolHints;
+
+use super::schema::RecordedSchema;
 
 /// The registry's file name, in the user's xcsh data directory and in a
 /// project's `.xcsh` directory.
@@ -80,8 +81,8 @@ pub struct ToolRecord {
     pub label: String,
     /// Description.
     pub description: String,
-    /// JSON schema of its arguments.
-    pub parameters: Value,
+    /// JSON schema of its arguments, parsed when first asked for.
+    pub parameters: RecordedSchema,
     /// What it says about its effects.
     pub hints: ToolHints,
 }
@@ -249,7 +250,7 @@ mod tests {
                     name: "t".into(),
                     label: "T".into(),
                     description: "d".into(),
-                    parameters: serde_json::json!({"type": "object"}),
+                    parameters: serde_json::json!({"type": "object"}).into(),
                     hints: ToolHints::default(),
                 }],
                 failure: None,

@@ -366,3 +366,58 @@ fn a_directory_that_is_not_a_crate_is_refused_by_add() {
         )
     );
 }
+
+#[test]
+fn recorded_schemas_check_arguments_before_the_pack_opens_and_a_bad_one_refuses_calls() {
+    let env = Env::new();
+    let path = pack(&env, "fixture-load-marker");
+    ok(env.run(&["pack", "add", path.to_str().unwrap()], ""));
+    let marker = env.home.path().join("marker");
+
+    // Arguments the recorded schema refuses never open the pack.
+    let output = ok(run_marked(
+        &env,
+        &["run"],
+        "{\"tool\": \"marker_tool\", \"arguments\": {\"surprise\": 1}}\n",
+        &marker,
+    ));
+    let [(true, text)] = results(&output).try_into().unwrap() else {
+        panic!("{output:?}");
+    };
+    assert!(
+        text.starts_with("Invalid arguments for marker_tool: "),
+        "{text}"
+    );
+    assert!(!marker.exists(), "refused arguments opened the pack");
+
+    // A registry whose recorded schema is not a valid JSON schema (edited
+    // by hand): the tool is still listed, and each call is refused.
+    let registry = env.user_data_dir().join("packs.json");
+    let mut json: Value = serde_json::from_str(&fs::read_to_string(&registry).unwrap()).unwrap();
+    json["packs"]["fixture-load-marker"]["tools"][0]["parameters"] =
+        serde_json::json!({"type": "object", "required": 5});
+    fs::write(&registry, serde_json::to_string(&json).unwrap()).unwrap();
+    let output = ok(env.run(&["tools"], ""));
+    assert!(
+        output.stdout.contains("  marker_tool  "),
+        "{}",
+        output.stdout
+    );
+    let output = ok(run_marked(
+        &env,
+        &["run"],
+        "{\"tool\": \"marker_tool\"}\n",
+        &marker,
+    ));
+    let [(true, text)] = results(&output).try_into().unwrap() else {
+        panic!("{output:?}");
+    };
+    assert!(
+        text.starts_with("Tool marker_tool is unavailable: invalid parameters schema: "),
+        "{text}"
+    );
+    assert!(
+        !marker.exists(),
+        "a call refused by its schema opened the pack"
+    );
+}

@@ -1,7 +1,7 @@
 //! The set of tools a session offers, by unique name.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -39,11 +39,13 @@ pub enum RegistryError {
 /// goes through the schema, so errors are always the schema's.
 pub(crate) type QuickCheck = fn(&Value) -> bool;
 
-/// A tool with its compiled argument validator.
+/// A tool with its argument validator: compiled at registration, or at
+/// the first call for a tool registered with
+/// [`ToolRegistry::register_schema_checked`].
 #[derive(Debug)]
 pub struct RegisteredTool {
     tool: Arc<dyn Tool>,
-    validator: ArgumentValidator,
+    validator: OnceLock<Result<ArgumentValidator, ArgumentError>>,
     quick_check: Option<QuickCheck>,
 }
 
@@ -57,14 +59,22 @@ impl RegisteredTool {
     ///
     /// # Errors
     ///
-    /// `Invalid arguments for {name}: {what is wrong}`.
+    /// `Invalid arguments for {name}: {what is wrong}`; for a tool whose
+    /// schema was compiled only now and is invalid, `Tool {name} is
+    /// unavailable: {what is wrong with the schema}`.
     pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
         if self.quick_check.is_some_and(|accepts| accepts(arguments)) {
             return Ok(());
         }
-        self.validator
+        let name = self.tool.name();
+        let validator = self
+            .validator
+            .get_or_init(|| ArgumentValidator::new(self.tool.parameters()))
+            .as_ref()
+            .map_err(|e| ToolError::new(format!("Tool {name} is unavailable: {e}")))?;
+        validator
             .validate(arguments)
-            .map_err(|e| ToolError::new(format!("Invalid arguments for {}: {e}", self.tool.name())))
+            .map_err(|e| ToolError::new(format!("Invalid arguments for {name}: {e}")))
     }
 }
 
@@ -99,24 +109,58 @@ impl ToolRegistry {
         tool: Arc<dyn Tool>,
         quick_check: Option<QuickCheck>,
     ) -> Result<(), RegistryError> {
-        let name = tool.name().to_owned();
-        check_tool_name(&name).map_err(|e| RegistryError::InvalidName { name: e.name })?;
-        if self.by_name.contains_key(&name) {
-            return Err(RegistryError::Conflict { name });
-        }
+        let name = self.check_name(tool.as_ref())?;
         let validator = ArgumentValidator::new(tool.parameters()).map_err(|source| {
             RegistryError::InvalidSchema {
                 name: name.clone(),
                 source,
             }
         })?;
+        self.insert(name, tool, OnceLock::from(Ok(validator)), quick_check);
+        Ok(())
+    }
+
+    /// Adds a tool whose parameter schema was checked before it got here
+    /// (an installed pack's, checked when the pack was added): its name is
+    /// checked now, its schema is compiled at its first call. Registering
+    /// hundreds of such tools costs no schema compilation; a schema that
+    /// turns out invalid makes each call an error result (`Tool {name} is
+    /// unavailable: invalid parameters schema: …`) instead of refusing the
+    /// tool here.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Conflict`] if the name is taken (the existing tool
+    /// stays), or [`RegistryError::InvalidName`].
+    pub fn register_schema_checked(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = self.check_name(tool.as_ref())?;
+        self.insert(name, tool, OnceLock::new(), None);
+        Ok(())
+    }
+
+    /// The tool's name, if it is valid and free.
+    fn check_name(&self, tool: &dyn Tool) -> Result<String, RegistryError> {
+        let name = tool.name().to_owned();
+        check_tool_name(&name).map_err(|e| RegistryError::InvalidName { name: e.name })?;
+        if self.by_name.contains_key(&name) {
+            return Err(RegistryError::Conflict { name });
+        }
+        Ok(name)
+    }
+
+    fn insert(
+        &mut self,
+        name: String,
+        tool: Arc<dyn Tool>,
+        validator: OnceLock<Result<ArgumentValidator, ArgumentError>>,
+        quick_check: Option<QuickCheck>,
+    ) {
         self.by_name.insert(name, self.tools.len());
         self.tools.push(Arc::new(RegisteredTool {
             tool,
             validator,
             quick_check,
         }));
-        Ok(())
     }
 
     /// The tool called `name`.
@@ -186,6 +230,51 @@ mod tests {
             "Tool name \"echo\" conflicts with existing tool"
         );
         assert_eq!(registry.len(), 1);
+    }
+
+    #[test]
+    fn a_schema_checked_tool_compiles_its_schema_at_its_first_call() {
+        let mut registry = ToolRegistry::new();
+        let bad = json!({"type": "object", "required": 5});
+        let refused = registry
+            .register(Arc::new(Named("eager".into(), bad.clone())))
+            .unwrap_err();
+        assert!(
+            matches!(refused, RegistryError::InvalidSchema { .. }),
+            "{refused:?}"
+        );
+        registry
+            .register_schema_checked(Arc::new(Named("later".into(), bad)))
+            .unwrap();
+        registry
+            .register_schema_checked(Arc::new(Named(
+                "fine".into(),
+                json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+            )))
+            .unwrap();
+        let error = registry
+            .get("later")
+            .unwrap()
+            .validate(&json!({}))
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("Tool later is unavailable: invalid parameters schema: "),
+            "{error}"
+        );
+        let fine = registry.get("fine").unwrap();
+        fine.validate(&json!({"n": 1})).unwrap();
+        assert!(
+            fine.validate(&json!({"n": "x"}))
+                .unwrap_err()
+                .to_string()
+                .starts_with("Invalid arguments for fine: /n: "),
+        );
+        assert!(matches!(
+            registry.register_schema_checked(tool("fine")),
+            Err(RegistryError::Conflict { .. })
+        ));
     }
 
     #[test]

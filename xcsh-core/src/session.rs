@@ -219,6 +219,18 @@ impl Session {
         write(&self.registry).register(tool)
     }
 
+    /// Adds a tool whose parameter schema was checked before (an installed
+    /// pack's): the schema is compiled at its first call; see
+    /// [`ToolRegistry::register_schema_checked`](crate::ToolRegistry::register_schema_checked).
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Conflict`] if a tool of that name exists (it stays),
+    /// or an invalid name.
+    pub fn register_schema_checked_tool(&self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        write(&self.registry).register_schema_checked(tool)
+    }
+
     /// Every registered tool, hidden ones included, in registration order.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.read_registry().iter().cloned().collect()
