@@ -9,7 +9,7 @@ use std::time::Duration;
 use xcsh_core::{CallLimits, DEFAULT_MAX_RESULT_BYTES, RESOLVE_TOOL_NAME, RegistryError, Session};
 use xcsh_loader::{LoadReport, LoadedPack, TrustPolicy};
 
-use crate::installed::LazyPack;
+use crate::installed::{LazyPack, UsedRegistry};
 use crate::isolate::{IsolatedInfo, IsolationPolicy, Loaded, SessionLoader};
 use std::sync::Arc;
 
@@ -207,24 +207,29 @@ impl Agent {
         })
     }
 
-    /// [`start`](Self::start), then offers the installed packs of the
-    /// registry files `registries`, in order, after every pack start-up
-    /// opened (so those win a tool-name conflict).
+    /// [`start`](Self::start), then offers the installed packs of
+    /// `registries`, in order (the user's, then the project's), after every
+    /// pack start-up opened: so built-ins win a tool-name conflict, then
+    /// start-up packs, then the user's installed packs, then the project's.
     ///
     /// # Errors
     ///
-    /// A built-in could not be registered, or a registry file cannot be
-    /// read or is invalid.
+    /// A built-in could not be registered.
     pub fn start_with_installed(
         cwd: &Path,
         discovery: Discovery,
         policy: &RunPolicy,
-        registries: &[PathBuf],
-    ) -> anyhow::Result<Self> {
+        registries: Vec<UsedRegistry>,
+    ) -> Result<Self, RegistryError> {
         let mut agent = Self::start(cwd, discovery, policy)?;
-        for registry in registries {
-            let offered =
-                crate::installed::offer(&agent.session, registry, policy, &mut agent.report)?;
+        for used in registries {
+            let offered = crate::installed::offer(
+                &agent.session,
+                used,
+                policy,
+                &mut agent.report,
+                &agent.installed,
+            );
             agent.installed.extend(offered);
         }
         Ok(agent)

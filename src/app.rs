@@ -49,12 +49,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let Command::Pack(command) = &cli.command {
         let user = UserDirs::from_os();
-        let registry = installed::commands::user_registry(user.data.as_ref())?;
+        let registries = installed::Registries::new(&cwd, user.data.as_ref())?;
         match command {
-            PackCommand::Add(args) => installed::commands::add(args, &cwd, &registry)?,
-            PackCommand::List(args) => installed::commands::list(args, &registry)?,
-            PackCommand::Remove(args) => installed::commands::remove(args, &registry)?,
-            PackCommand::Verify(args) => installed::commands::verify(args, &cwd, &registry)?,
+            PackCommand::Add(args) => installed::commands::add(args, &cwd, &registries)?,
+            PackCommand::List(args) => installed::commands::list(args, &registries)?,
+            PackCommand::Remove(args) => installed::commands::remove(args, &registries)?,
+            PackCommand::Verify(args) => installed::commands::verify(args, &cwd, &registries)?,
             PackCommand::New(_) => unreachable!("written above"),
         }
         return Ok(ExitCode::SUCCESS);
@@ -86,12 +86,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
         );
     policy.isolation.verbosity = cli.verbose;
     let user = UserDirs::from_os();
-    let registries: Vec<_> = user
-        .data
-        .iter()
-        .map(|data| data.join(installed::REGISTRY_FILE_NAME))
-        .collect();
-    let agent = Agent::start_with_installed(&cwd, discovery, &policy, &registries)?;
+    let mut registries = Vec::new();
+    if let Some(data) = &user.data {
+        registries.push(installed::UsedRegistry::user(
+            data.join(installed::REGISTRY_FILE_NAME),
+        )?);
+    }
+    registries.extend(collected.project_registry);
+    let agent = Agent::start_with_installed(&cwd, discovery, &policy, registries)?;
     approve::install_policies(&agent, &collected.settings, cli.packs());
     journal::install(&agent, &collected.settings, &cwd);
     // Who answers an `ask`: the terminal's person, the run's flags; the

@@ -14,7 +14,8 @@ Tool packs load at start-up from, in order (the first tool of a name wins):
   .xcsh/plugins                      then the user's data directory's xcsh/plugins
 A pack named twice loads once; a missing path is a warning. The working
 directory's .xcsh files load only after `xcsh trust` there. Installed packs
-(`xcsh pack add`) are offered after these and opened at their first call.";
+(`xcsh pack add`) are offered after these, then a trusted project's
+(`xcsh pack add --project`), and opened at their first call.";
 
 /// A coding agent whose tools come from native tool packs: destructive tools
 /// preview, and nothing changes until `resolve` applies the pending action.
@@ -117,8 +118,9 @@ pub enum Command {
     Mcp(McpArgs),
     /// Show the journal: the recent pushes, resolves and answers.
     Journal(JournalArgs),
-    /// Trust a project directory: load its .xcsh/config.toml and packs
-    /// from now on, as they are now (a changed config asks again).
+    /// Trust a project directory: load its .xcsh/config.toml, packs and
+    /// installed packs (.xcsh/packs.json) from now on, as they are now (a
+    /// changed config asks again).
     Trust(TrustArgs),
     /// Write and install tool packs.
     #[command(subcommand)]
@@ -165,11 +167,13 @@ pub enum PackCommand {
     /// Check a pack (in a child process) and install it: sessions offer
     /// its tools and open it at the first call of one.
     Add(PackAddArgs),
-    /// List the installed packs, their tools, mode and state.
+    /// List the installed packs (yours, then the working directory's
+    /// project's), their tools, mode and state.
     List(PackListArgs),
     /// Forget an installed pack.
     Remove(PackRemoveArgs),
-    /// Re-hash and re-check installed packs; exits 1 if any is wrong.
+    /// Re-hash and re-check installed packs (yours, and the trusted
+    /// project's); exits 1 if any is wrong.
     Verify(PackVerifyArgs),
 }
 
@@ -182,13 +186,20 @@ pub struct PackAddArgs {
     pub path: PathBuf,
 
     /// Remove the installed packs whose tool names conflict with this
-    /// pack's, instead of refusing it.
+    /// pack's, instead of refusing it (only from the registry it is
+    /// added to: --project never removes yours).
     #[arg(long)]
     pub replace: bool,
 
     /// Run the pack in a process of its own whenever it is used.
     #[arg(long)]
     pub isolate: bool,
+
+    /// Install it for the working directory's project (.xcsh/packs.json,
+    /// used only while the directory is trusted; your installed packs win
+    /// a tool-name conflict) instead of for you.
+    #[arg(long)]
+    pub project: bool,
 }
 
 /// Options of `xcsh pack list`.
@@ -204,12 +215,18 @@ pub struct PackListArgs {
 pub struct PackRemoveArgs {
     /// The pack's name, as `xcsh pack list` shows it.
     pub name: String,
+
+    /// Remove it from the working directory's project's installed packs
+    /// (.xcsh/packs.json) instead of yours.
+    #[arg(long)]
+    pub project: bool,
 }
 
 /// Options of `xcsh pack verify`.
 #[derive(Debug, Args)]
 pub struct PackVerifyArgs {
-    /// Verify only this pack (default: every installed pack).
+    /// Verify only this pack (default: every installed pack, yours and the
+    /// trusted project's).
     pub name: Option<String>,
 }
 

@@ -11,7 +11,8 @@
 //! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`]: the subcommands; [`render`]: `--pretty`;
 //! - [`template`]: `xcsh pack new`, a new tool-pack crate;
 //! - [`installed`]: `xcsh pack add/list/remove/verify` and installed packs
-//!   offered from their records, opened at first use;
+//!   (the user's, then a trusted project's) offered from their records,
+//!   opened at first use;
 //! - [`escape`]: control characters made visible in everything people read;
 //! - [`isolate`]: packs in processes of their own (`--isolate`);
 //! - [`app`]: the whole command line, start to finish.

@@ -16,13 +16,32 @@ use serde::Serialize;
 /// The directory cannot be created, or the file cannot be written or
 /// renamed; the temporary file is removed.
 pub fn write_json(path: &Path, value: &impl Serialize) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    write_bytes(path, json_text(value)?.as_bytes())
+}
+
+/// `value` as [`write_json`] writes it: pretty JSON and a newline.
+///
+/// # Errors
+///
+/// `value` cannot be serialized.
+pub fn json_text(value: &impl Serialize) -> serde_json::Result<String> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
+    Ok(text)
+}
+
+/// Writes `bytes` to `path` as [`write_json`] does: whole or not at all,
+/// readable by the user only.
+///
+/// # Errors
+///
+/// See [`write_json`].
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
     // `tempfile` creates the file with mode 0600 on Unix.
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(text.as_bytes())?;
+    file.write_all(bytes)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|error| error.error)?;
     Ok(())

@@ -1,17 +1,19 @@
 //! The working directory's project files (`.xcsh/config.toml`,
-//! `.xcsh/plugins`, and whatever that config names) and whether the user
-//! trusts them.
+//! `.xcsh/plugins`, whatever that config names, and the pack registry
+//! `.xcsh/packs.json`) and whether the user trusts them.
 //!
 //! A cloned repository must not run code on a plain `xcsh tools`: nothing
 //! a project directory ships is read as config or opened as a library
 //! until the user runs `xcsh trust` in it. The trust is recorded with what
 //! was trusted ([`crate::trust_store`]), so a changed config asks again, a
-//! changed pack is refused and a new pack is skipped.
+//! changed registry is skipped, a changed pack is refused and a new pack
+//! is skipped.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::config::{CONFIG_FILE_NAME, Config};
+use crate::installed::{REGISTRY_FILE_NAME, Registry};
 use crate::sources::{Discovery, Expect, Origin, Problem, Source, SourceWarning};
 use crate::trust_store::{ProjectRecord, TrustStore};
 
@@ -28,6 +30,8 @@ pub struct Project {
     pub config: PathBuf,
     /// `.xcsh/plugins` in it.
     pub plugins: PathBuf,
+    /// `.xcsh/packs.json` in it: the project's installed packs.
+    pub registry: PathBuf,
 }
 
 /// What start-up does with a project.
@@ -46,6 +50,18 @@ pub enum Verdict {
     Skipped(SourceWarning),
 }
 
+/// What a trusted project's pack registry is to a session.
+#[derive(Debug)]
+pub enum RegistryVerdict {
+    /// No registry, and none when the project was trusted.
+    Absent,
+    /// Unchanged since trusted: parsed from the very bytes whose hash
+    /// matched.
+    Trusted(Registry),
+    /// Added, changed or removed since the project was trusted.
+    Changed,
+}
+
 impl Project {
     /// The project files of the working directory `cwd`.
     pub fn at(cwd: &Path) -> Self {
@@ -54,6 +70,7 @@ impl Project {
         Self {
             config: base.join(CONFIG_FILE_NAME),
             plugins: base.join("plugins"),
+            registry: base.join(REGISTRY_FILE_NAME),
             dir,
         }
     }
@@ -65,12 +82,17 @@ impl Project {
     ///
     /// `cannot read config file {path}`.
     pub fn read_config(&self) -> anyhow::Result<Option<(String, Vec<u8>)>> {
-        match std::fs::read(&self.config) {
-            Ok(bytes) => Ok(Some((xcsh_loader::sha256_hex(&bytes), bytes))),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(anyhow::Error::new(error)
-                .context(format!("cannot read config file {}", self.config.display()))),
-        }
+        read_hashed(&self.config, "config file")
+    }
+
+    /// Reads the pack registry once, as [`read_config`](Self::read_config)
+    /// reads the config.
+    ///
+    /// # Errors
+    ///
+    /// `cannot read pack registry {path}`.
+    pub fn read_registry(&self) -> anyhow::Result<Option<(String, Vec<u8>)>> {
+        read_hashed(&self.registry, "pack registry")
     }
 
     /// The sources this project adds: its config's packs and directories,
@@ -98,10 +120,10 @@ impl Project {
         sources
     }
 
-    /// What the project holds, for the skip line: its config and plugin
-    /// directory, those that exist.
+    /// What the project holds, for the skip line: its config, plugin
+    /// directory and pack registry, those that exist.
     fn present(&self) -> Vec<&Path> {
-        [&self.config, &self.plugins]
+        [&self.config, &self.plugins, &self.registry]
             .into_iter()
             .filter(|path| path.exists())
             .map(PathBuf::as_path)
@@ -131,7 +153,10 @@ impl Project {
         };
         let config = self.read_config()?;
         if config.as_ref().map(|(hash, _)| hash) != record.config.as_ref() {
-            return skipped(Problem::ChangedSinceTrusted(what));
+            return skipped(Problem::ChangedSinceTrusted {
+                skipped: what,
+                changed: self.trusted_path(&self.config),
+            });
         }
         let config = config
             .map(|(_, bytes)| Config::from_bytes(&self.config, &bytes))
@@ -142,13 +167,79 @@ impl Project {
         })
     }
 
-    /// What `xcsh trust` records: the config's hash and every pack file
-    /// the project's sources name now, with its hash. Missing paths are
-    /// left out (they were not trusted).
+    /// The record under which the project is in use: trusted, and its
+    /// config unchanged since (whether or not it holds any file).
     ///
     /// # Errors
     ///
-    /// The config cannot be read or is invalid, or a pack cannot be read.
+    /// The one-line reason it is not, with the command that trusts it
+    /// (`… is not a trusted project (to trust it: xcsh trust …)`, `…
+    /// changed since … was trusted (to trust it again: xcsh trust …)`), or
+    /// the config cannot be read.
+    pub fn in_use<'a>(&self, store: &'a TrustStore) -> anyhow::Result<&'a ProjectRecord> {
+        let record = store
+            .get(&self.dir)
+            .ok_or_else(|| anyhow::anyhow!(not_trusted(&self.dir)))?;
+        let config = self.read_config()?;
+        if config.map(|(hash, _)| hash) != record.config {
+            anyhow::bail!(changed_since_trusted(
+                &self.trusted_path(&self.config),
+                &self.dir
+            ));
+        }
+        Ok(record)
+    }
+
+    /// The pack registry, judged against `record`, the trust record of
+    /// this project.
+    ///
+    /// # Errors
+    ///
+    /// The registry cannot be read, or is trusted but invalid (which
+    /// `xcsh trust` refuses, so only another xcsh version can cause it).
+    pub fn judge_registry(&self, record: &ProjectRecord) -> anyhow::Result<RegistryVerdict> {
+        let registry = self.read_registry()?;
+        if registry.as_ref().map(|(hash, _)| hash) != record.registry.as_ref() {
+            return Ok(RegistryVerdict::Changed);
+        }
+        Ok(match registry {
+            Some((_, bytes)) => RegistryVerdict::Trusted(Registry::parse(&self.registry, &bytes)?),
+            None => RegistryVerdict::Absent,
+        })
+    }
+
+    /// The warning of a registry skipped because it changed since the
+    /// project was trusted.
+    pub fn registry_changed(&self) -> SourceWarning {
+        let registry = self.trusted_path(&self.registry);
+        SourceWarning {
+            path: self.dir.clone(),
+            origin: Origin::ProjectDir,
+            problem: Problem::ChangedSinceTrusted {
+                skipped: registry.display().to_string(),
+                changed: registry,
+            },
+        }
+    }
+
+    /// `path`, one of this project's files, under the canonical project
+    /// directory (as trust records and reports name it).
+    pub fn trusted_path(&self, path: &Path) -> PathBuf {
+        path.file_name().map_or_else(
+            || path.to_path_buf(),
+            |name| self.dir.join(PROJECT_DIR).join(name),
+        )
+    }
+
+    /// What `xcsh trust` records: the config's hash, the pack registry's,
+    /// and every pack file the project's sources name now, with its hash.
+    /// Missing paths are left out (they were not trusted). The registry's
+    /// packs are not hashed here: the registry pins each one itself.
+    ///
+    /// # Errors
+    ///
+    /// The config or registry cannot be read or is invalid, or a pack
+    /// cannot be read.
     pub fn snapshot(&self) -> anyhow::Result<ProjectRecord> {
         let config = self.read_config()?;
         let parsed = config
@@ -163,8 +254,13 @@ impl Project {
             })?;
             packs.insert(canonical, xcsh_loader::sha256_hex(&bytes));
         }
+        let registry = self.read_registry()?;
+        if let Some((_, bytes)) = &registry {
+            Registry::parse(&self.registry, bytes)?;
+        }
         Ok(ProjectRecord {
             config: config.map(|(hash, _)| hash),
+            registry: registry.map(|(hash, _)| hash),
             packs,
         })
     }
@@ -192,13 +288,45 @@ pub fn hold_back_new_packs(discovery: &mut Discovery, dir: &Path, record: &Proje
     }
 }
 
-/// `a`, `a and b`.
+/// The SHA-256 of the file at `path` and its bytes, read once; `None` if
+/// there is no such file.
+fn read_hashed(path: &Path, what: &str) -> anyhow::Result<Option<(String, Vec<u8>)>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some((xcsh_loader::sha256_hex(&bytes), bytes))),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => {
+            Err(anyhow::Error::new(error).context(format!("cannot read {what} {}", path.display())))
+        }
+    }
+}
+
+/// `{dir} is not a trusted project (to trust it: xcsh trust {dir})`.
+pub fn not_trusted(dir: &Path) -> String {
+    format!(
+        "{} is not a trusted project (to trust it: xcsh trust {})",
+        dir.display(),
+        shell_word(dir)
+    )
+}
+
+/// `{file} changed since {dir} was trusted (to trust it again: xcsh trust
+/// {dir})`.
+pub fn changed_since_trusted(file: &Path, dir: &Path) -> String {
+    format!(
+        "{} changed since {} was trusted (to trust it again: xcsh trust {})",
+        file.display(),
+        dir.display(),
+        shell_word(dir)
+    )
+}
+
+/// `a`, `a and b`, `a, b and c`.
 fn list(paths: &[&Path]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(" and ")
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match names.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 /// `path` as one shell word: as it is when it holds only characters no

@@ -11,20 +11,27 @@
 //!
 //! The working directory's `.xcsh` files count only once the user trusts
 //! the directory ([`crate::project`]); until then one warning says what
-//! was skipped and how to trust it.
+//! was skipped and how to trust it. Its pack registry (`.xcsh/packs.json`)
+//! is not a source: [`collect`] hands it, judged, to the session, which
+//! offers its packs after the user's installed packs
+//! ([`crate::installed`]).
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use xcsh_loader::discover::pack_files_in;
 
 use crate::cli::PackArgs;
 use crate::config::{CONFIG_FILE_NAME, Config};
-use crate::project::{Project, Verdict, shell_word};
+use crate::installed::{REGISTRY_FILE_NAME, RegistryFile, UsedRegistry};
+use crate::project::{
+    Project, RegistryVerdict, Verdict, changed_since_trusted, not_trusted, shell_word,
+};
 use crate::trust_store::{ProjectRecord, TRUST_FILE_NAME, TrustStore};
 
 /// The environment variable listing pack files and directories, in the OS's
@@ -164,6 +171,9 @@ pub struct Collected {
     /// Project files skipped because the directory is not trusted (or
     /// changed since): one line each.
     pub skipped: Vec<SourceWarning>,
+    /// The trusted project's pack registry, unchanged since it was
+    /// trusted, when it has one.
+    pub project_registry: Option<UsedRegistry>,
 }
 
 /// Every source, in load order, and the config files' settings. `env` is
@@ -202,17 +212,22 @@ pub fn collect(
     let project = Project::at(cwd);
     // A working directory whose `.xcsh` is the user's own directory is the
     // user's, not a project's.
+    let user_registry = user.data.as_ref().map(|d| d.join(REGISTRY_FILE_NAME));
     let project_is_users = user_config
         .as_ref()
         .is_some_and(|user| canonical(user) == canonical(&project.config))
         || user_plugins
             .as_ref()
-            .is_some_and(|user| canonical(user) == canonical(&project.plugins));
+            .is_some_and(|user| canonical(user) == canonical(&project.plugins))
+        || user_registry
+            .as_ref()
+            .is_some_and(|user| canonical(user) == canonical(&project.registry));
     let store = match &user.data {
         Some(data) => TrustStore::load(&data.join(TRUST_FILE_NAME))?,
         None => TrustStore::default(),
     };
     let mut project_dir_source = None;
+    let mut project_registry = None;
     if !project_is_users {
         match project.judge(&store)? {
             Verdict::Absent => {}
@@ -238,6 +253,17 @@ pub fn collect(
                 let mut project_sources = project.sources(config.as_ref());
                 project_dir_source = project_sources.pop();
                 sources.extend(project_sources);
+                match project.judge_registry(&record)? {
+                    RegistryVerdict::Absent => {}
+                    RegistryVerdict::Changed => skipped.push(project.registry_changed()),
+                    RegistryVerdict::Trusted(registry) => {
+                        let trust_file = user.data.as_ref().map(|d| d.join(TRUST_FILE_NAME));
+                        project_registry = trust_file.map(|trust_file| UsedRegistry {
+                            file: Arc::new(RegistryFile::project(&project.dir, trust_file)),
+                            registry,
+                        });
+                    }
+                }
                 settings.project.trusted = Some((project.dir.clone(), record));
             }
         }
@@ -267,6 +293,7 @@ pub fn collect(
         sources,
         settings,
         skipped,
+        project_registry,
     })
 }
 
@@ -297,9 +324,14 @@ pub enum Problem {
     /// The project directory (the warning's path) holds these files and is
     /// not trusted.
     NotTrusted(String),
-    /// The project directory's config changed since it was trusted; these
-    /// files were skipped.
-    ChangedSinceTrusted(String),
+    /// A file of the project directory (its config, or its pack registry)
+    /// changed since it was trusted; the files `skipped` were skipped.
+    ChangedSinceTrusted {
+        /// What was skipped.
+        skipped: String,
+        /// The file that changed.
+        changed: PathBuf,
+    },
     /// A pack (the warning's path) that was not there when this project
     /// directory was trusted.
     NewSinceTrusted(PathBuf),
@@ -332,16 +364,13 @@ impl fmt::Display for SourceWarning {
             Problem::Unreadable(error) => {
                 write!(f, "Cannot read plugin path {path} (from {origin}): {error}")
             }
-            Problem::NotTrusted(what) => write!(
+            Problem::NotTrusted(what) => {
+                write!(f, "Skipped {what}: {}", not_trusted(&self.path))
+            }
+            Problem::ChangedSinceTrusted { skipped, changed } => write!(
                 f,
-                "Skipped {what}: {path} is not a trusted project (to trust it: xcsh trust {})",
-                shell_word(&self.path)
-            ),
-            Problem::ChangedSinceTrusted(what) => write!(
-                f,
-                "Skipped {what}: {} changed since {path} was trusted (to trust it again: xcsh trust {})",
-                Project::at(&self.path).config.display(),
-                shell_word(&self.path)
+                "Skipped {skipped}: {}",
+                changed_since_trusted(changed, &self.path)
             ),
             Problem::NewSinceTrusted(project) => write!(
                 f,

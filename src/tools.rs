@@ -9,6 +9,7 @@ use xcsh_core::Policy;
 use crate::agent::{Agent, ToolSource};
 use crate::cli::ToolsArgs;
 use crate::escape;
+use crate::installed::Scope;
 use crate::isolate::sandbox;
 use crate::render::count;
 
@@ -138,10 +139,14 @@ pub fn to_text(agent: &Agent) -> String {
     out
 }
 
-/// `installed, not opened`, `installed, isolated, opened`…
+/// `installed, not opened`, `installed in project, isolated, opened`…
 fn installed_state(pack: &crate::installed::LazyPack) -> String {
     format!(
-        "installed, {}{}",
+        "installed{}, {}{}",
+        match pack.scope() {
+            Scope::User => "",
+            Scope::Project => " in project",
+        },
         if pack.is_isolated() { "isolated, " } else { "" },
         if pack.is_opened() {
             "opened"
@@ -189,6 +194,7 @@ pub fn to_json(agent: &Agent) -> Value {
                         "path": record.path,
                         "isolated": pack.is_isolated(),
                         "opened": pack.is_opened(),
+                        "scope": pack.scope().as_str(),
                     })
                 }
             };

@@ -53,21 +53,34 @@ pub fn run(args: &TrustArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<()> 
 
 /// What `xcsh trust DIR` prints: what was trusted, with its hashes.
 fn trusted(project: &Project, record: &ProjectRecord) -> String {
-    let mut out = format!(
-        "Trusted {}: {}, {}\n",
-        project.dir.display(),
+    let mut out = format!("Trusted {}: {}\n", project.dir.display(), summary(record));
+    let config = record.config.as_ref().map(|hash| (&project.config, hash));
+    let registry = record
+        .registry
+        .as_ref()
+        .map(|hash| (&project.registry, hash));
+    for (path, hash) in config.into_iter().chain(registry).chain(&record.packs) {
+        out.push_str(&format!("  {hash}  {}\n", path.display()));
+    }
+    out
+}
+
+/// `its config, 1 pack`, `no config, 0 packs, its pack registry`.
+fn summary(record: &ProjectRecord) -> String {
+    format!(
+        "{}, {}{}",
         if record.config.is_some() {
             "its config"
         } else {
             "no config"
         },
-        count(record.packs.len(), "pack")
-    );
-    let config = record.config.as_ref().map(|hash| (&project.config, hash));
-    for (path, hash) in config.into_iter().chain(&record.packs) {
-        out.push_str(&format!("  {hash}  {}\n", path.display()));
-    }
-    out
+        count(record.packs.len(), "pack"),
+        if record.registry.is_some() {
+            ", its pack registry"
+        } else {
+            ""
+        }
+    )
 }
 
 /// What `xcsh trust --list` prints.
@@ -77,16 +90,7 @@ fn list(store: &TrustStore) -> String {
     }
     let mut out = String::new();
     for (dir, record) in &store.projects {
-        out.push_str(&format!(
-            "{}: {}, {}\n",
-            dir.display(),
-            if record.config.is_some() {
-                "its config"
-            } else {
-                "no config"
-            },
-            count(record.packs.len(), "pack")
-        ));
+        out.push_str(&format!("{}: {}\n", dir.display(), summary(record)));
     }
     out
 }
@@ -106,6 +110,7 @@ mod tests {
             PathBuf::from("/src/a"),
             ProjectRecord {
                 config: Some("00".into()),
+                registry: Some("22".into()),
                 packs: BTreeMap::from([("/src/a/.xcsh/plugins/libx.so".into(), "11".into())]),
             },
         );
@@ -114,12 +119,12 @@ mod tests {
             .insert(PathBuf::from("/src/b"), ProjectRecord::default());
         assert_eq!(
             list(&store),
-            "/src/a: its config, 1 pack\n/src/b: no config, 0 packs\n"
+            "/src/a: its config, 1 pack, its pack registry\n/src/b: no config, 0 packs\n"
         );
         let project = Project::at(Path::new("/src/a"));
         assert_eq!(
             trusted(&project, &store.projects[Path::new("/src/a")]),
-            "Trusted /src/a: its config, 1 pack\n  00  /src/a/.xcsh/config.toml\n  11  /src/a/.xcsh/plugins/libx.so\n"
+            "Trusted /src/a: its config, 1 pack, its pack registry\n  00  /src/a/.xcsh/config.toml\n  22  /src/a/.xcsh/packs.json\n  11  /src/a/.xcsh/plugins/libx.so\n"
         );
     }
 }

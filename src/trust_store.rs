@@ -3,9 +3,11 @@
 //! `xcsh trust` and read at every start-up.
 //!
 //! Each trusted directory is recorded with what was trusted: the SHA-256
-//! of its `.xcsh/config.toml` (or none) and of every pack file its project
-//! sources named then. A changed config makes the project untrusted again;
-//! a changed pack is refused by the loader; a new pack is skipped.
+//! of its `.xcsh/config.toml` (or none), of its pack registry
+//! `.xcsh/packs.json` (or none) and of every pack file its project sources
+//! named then. A changed config makes the project untrusted again; a
+//! changed registry is skipped; a changed pack is refused by the loader; a
+//! new pack is skipped.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -23,6 +25,11 @@ pub const TRUST_FILE_NAME: &str = "trusted-projects.json";
 pub struct ProjectRecord {
     /// The SHA-256 of `.xcsh/config.toml`, or `None` if there was none.
     pub config: Option<String>,
+    /// The SHA-256 of `.xcsh/packs.json` (the project's installed packs),
+    /// or `None` if there was none. xcsh records it again whenever it
+    /// writes that file itself (`xcsh pack add --project`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<String>,
     /// Every pack file the project named, by canonical path, with its
     /// SHA-256.
     #[serde(default)]
@@ -95,6 +102,7 @@ mod tests {
             "/src/p".into(),
             ProjectRecord {
                 config: Some("ab".into()),
+                registry: Some("ef".into()),
                 packs: BTreeMap::from([("/src/p/.xcsh/plugins/liba.so".into(), "cd".into())]),
             },
         );
@@ -106,6 +114,25 @@ mod tests {
             let mode = std::fs::metadata(&path).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o600);
         }
+    }
+
+    #[test]
+    fn a_record_written_before_project_registries_reads_as_having_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(TRUST_FILE_NAME);
+        std::fs::write(
+            &path,
+            r#"{"version": 1, "projects": {"/src/p": {"config": null, "packs": {}}}}"#,
+        )
+        .unwrap();
+        let store = TrustStore::load(&path).unwrap();
+        assert_eq!(
+            store.get(Path::new("/src/p")),
+            Some(&ProjectRecord::default())
+        );
+        // And one without a registry is written as before.
+        store.save(&path).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("registry"));
     }
 
     #[test]

@@ -185,7 +185,7 @@ fn first_call(xcsh_exe: &Path) -> (f64, f64) {
             work.path(),
             Discovery::default(),
             &RunPolicy::default(),
-            std::slice::from_ref(&registry),
+            vec![xcsh::installed::UsedRegistry::user(registry).expect("read the registry")],
         )
         .expect("start the agent");
         let noop = agent

@@ -1,15 +1,15 @@
 //! `xcsh pack add`, `list`, `remove` and `verify`.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 
-use anyhow::Context as _;
 use serde_json::{Value, json};
 use xcsh_loader::TrustPolicy;
 
 use super::build::build_pack_crate;
 use super::check::check_in_child;
 use super::registry::{FileStamp, FileState, PackRecord, Registry};
+use super::registry_file::{Registries, RegistryFile, Scope};
 use crate::cli::{PackAddArgs, PackListArgs, PackRemoveArgs, PackVerifyArgs};
 use crate::escape;
 use crate::project::shell_word;
@@ -27,14 +27,24 @@ fn builtin_names() -> Vec<String> {
 }
 
 /// `xcsh pack add PATH`: checks the pack in a child process and records
-/// it in the registry at `registry`.
+/// it in the user's registry, or with `--project` in the project's (whose
+/// tool names must not be taken by the user's, which wins).
 ///
 /// # Errors
 ///
 /// The pack cannot be built, read, trusted or opened, a tool name
-/// conflicts, or the registry cannot be written.
-pub fn add(args: &PackAddArgs, cwd: &Path, registry_path: &Path) -> anyhow::Result<()> {
+/// conflicts, the project is not trusted (with `--project`), or the
+/// registry cannot be written.
+pub fn add(args: &PackAddArgs, cwd: &Path, registries: &Registries) -> anyhow::Result<()> {
+    let target = registries.target(args.project)?;
+    let scope = target.scope();
     let mut path = cwd.join(&args.path);
+    if scope == Scope::Project {
+        // Refused before anything is built or checked.
+        target
+            .load()
+            .map_err(|e| anyhow::anyhow!("cannot add {}: {e:#}", path.display()))?;
+    }
     if path.is_dir() {
         path = build_pack_crate(&path)?;
     }
@@ -59,7 +69,13 @@ pub fn add(args: &PackAddArgs, cwd: &Path, registry_path: &Path) -> anyhow::Resu
             "it changed while it was being checked; add it again once it is written".into(),
         ));
     }
-    let mut registry = Registry::load(registry_path)?;
+    let mut registry = target.load()?;
+    // The user's registry wins over a project's: a project never overrides
+    // the user's choices, so `--replace` never reaches the user's.
+    let winner = match scope {
+        Scope::Project => Some(registries.user.load()?),
+        Scope::User => None,
+    };
     let builtins = builtin_names();
     let mut replaced = Vec::new();
     for tool in &tools {
@@ -67,6 +83,15 @@ pub fn add(args: &PackAddArgs, cwd: &Path, registry_path: &Path) -> anyhow::Resu
         if builtins.contains(&tool.name) {
             return Err(fail(format!(
                 "{conflict} (built-in; built-in tools always win)"
+            )));
+        }
+        if let Some(owner) = winner
+            .as_ref()
+            .and_then(|user| user.owner_of(&tool.name, ""))
+        {
+            return Err(fail(format!(
+                "{conflict} (of your installed pack {}; your registry wins over the project's)",
+                owner.name
             )));
         }
         if let Some(owner) = registry.owner_of(&tool.name, &opened.name) {
@@ -84,18 +109,19 @@ pub fn add(args: &PackAddArgs, cwd: &Path, registry_path: &Path) -> anyhow::Resu
         if let Some(old) = registry.packs.remove(&owner) {
             writeln!(
                 out,
-                "Removed pack {} {}: its tool {} conflicts with {}",
+                "Removed pack {} {}{}: its tool {} conflicts with {}",
                 escape::line(&old.name),
                 escape::line(&old.version),
+                in_project(scope, " from the project"),
                 escape::line(&tool),
                 escape::line(&opened.name)
             )?;
         }
     }
-    let verb = if registry.packs.contains_key(&opened.name) {
-        "Updated"
+    let (verb, whose) = if registry.packs.contains_key(&opened.name) {
+        ("Updated", " in the project")
     } else {
-        "Added"
+        ("Added", " to the project")
     };
     let record = PackRecord {
         name: opened.name.clone(),
@@ -109,15 +135,16 @@ pub fn add(args: &PackAddArgs, cwd: &Path, registry_path: &Path) -> anyhow::Resu
     };
     let names: Vec<&str> = record.tools.iter().map(|t| t.name.as_str()).collect();
     let line = format!(
-        "{verb} pack {} {} ({}{}): {}",
+        "{verb} pack {} {} ({}{}){}: {}",
         record.name,
         record.version,
         path.display(),
         if record.isolated { ", isolated" } else { "" },
+        in_project(scope, whose),
         names.join(", ")
     );
     registry.packs.insert(record.name.clone(), record);
-    registry.save(registry_path)?;
+    target.save(&registry)?;
     writeln!(out, "{}", escape::line(&line))?;
     Ok(())
 }
@@ -147,48 +174,111 @@ fn state_of(pack: &PackRecord) -> (&'static str, Option<String>) {
     }
 }
 
-/// `xcsh pack list`: each installed pack, its tools, mode and state.
+/// `suffix` for a project's registry, nothing for the user's.
+fn in_project(scope: Scope, suffix: &str) -> &str {
+    match scope {
+        Scope::User => "",
+        Scope::Project => suffix,
+    }
+}
+
+/// The working directory's project registry as `list` shows it: its file,
+/// its packs, and why sessions do not use it (`None`: they do). `None`
+/// when the project has no registry.
+fn project_listing(registries: &Registries) -> Option<(&RegistryFile, Registry, Option<String>)> {
+    let file = registries.project.as_ref()?;
+    if !file.path().exists() {
+        return None;
+    }
+    Some(match file.load() {
+        Ok(registry) => (file, registry, None),
+        // Listed anyway, so the user sees what trusting it would use:
+        // reading it runs nothing.
+        Err(why) => {
+            let registry = Registry::load(file.path()).unwrap_or_default();
+            (file, registry, Some(format!("{why:#}")))
+        }
+    })
+}
+
+/// `xcsh pack list`: each installed pack, the user's then the working
+/// directory's project's, its tools, mode and state.
 ///
 /// # Errors
 ///
-/// The registry cannot be read, or standard output written.
-pub fn list(args: &PackListArgs, registry_path: &Path) -> anyhow::Result<()> {
-    let registry = Registry::load(registry_path)?;
+/// The user's registry cannot be read, or standard output written.
+pub fn list(args: &PackListArgs, registries: &Registries) -> anyhow::Result<()> {
+    let user = registries.user.load()?;
+    let project = project_listing(registries);
     let mut out = std::io::stdout().lock();
     if args.json {
-        let packs: Vec<Value> = registry
-            .packs
-            .values()
-            .map(|pack| {
-                let (state, detail) = state_of(pack);
-                json!({
-                    "name": pack.name,
-                    "version": pack.version,
-                    "abiVersion": pack.abi_version,
-                    "path": pack.path,
-                    "size": pack.file.size,
-                    "sha256": pack.file.sha256,
-                    "isolated": pack.isolated,
-                    "state": state,
-                    "detail": detail,
-                    "tools": pack.tools,
-                })
-            })
-            .collect();
-        let listing = json!({"registry": registry_path, "packs": packs});
+        let mut packs = pack_json(&user, Scope::User);
+        if let Some((_, registry, _)) = &project {
+            packs.extend(pack_json(registry, Scope::Project));
+        }
+        let project = project.map(
+            |(file, _, why)| json!({"registry": file.path(), "used": why.is_none(), "detail": why}),
+        );
+        let listing = json!({
+            "registry": registries.user.path(),
+            "packs": packs,
+            "project": project,
+        });
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
         return Ok(());
     }
-    if registry.packs.is_empty() {
+    let user_path = escape::line(&registries.user.path().display().to_string()).into_owned();
+    if user.packs.is_empty() {
         writeln!(out, "No installed packs (to add one: xcsh pack add PATH)")?;
-        return Ok(());
+    } else {
+        writeln!(out, "Installed packs ({}, {user_path}):", user.packs.len())?;
+        write_table(&mut out, &user)?;
     }
-    writeln!(
-        out,
-        "Installed packs ({}, {}):",
-        registry.packs.len(),
-        escape::line(&registry_path.display().to_string())
-    )?;
+    if let Some((file, registry, why)) = project {
+        let path = escape::line(&file.path().display().to_string()).into_owned();
+        if registry.packs.is_empty() {
+            writeln!(out, "No installed packs of the project ({path})")?;
+        } else {
+            writeln!(
+                out,
+                "Installed packs of the project ({}, {path}):",
+                registry.packs.len()
+            )?;
+            write_table(&mut out, &registry)?;
+        }
+        if let Some(why) = why {
+            writeln!(out, "  not used: {}", escape::line(&why))?;
+        }
+    }
+    Ok(())
+}
+
+/// The `--json` entries of `registry`'s packs.
+fn pack_json(registry: &Registry, scope: Scope) -> Vec<Value> {
+    registry
+        .packs
+        .values()
+        .map(|pack| {
+            let (state, detail) = state_of(pack);
+            json!({
+                "name": pack.name,
+                "version": pack.version,
+                "abiVersion": pack.abi_version,
+                "path": pack.path,
+                "size": pack.file.size,
+                "sha256": pack.file.sha256,
+                "isolated": pack.isolated,
+                "state": state,
+                "detail": detail,
+                "scope": scope.as_str(),
+                "tools": pack.tools,
+            })
+        })
+        .collect()
+}
+
+/// One row per pack of `registry`, then a line per pack that is not `ok`.
+fn write_table(out: &mut impl Write, registry: &Registry) -> std::io::Result<()> {
     let rows: Vec<[String; 5]> = registry
         .packs
         .values()
@@ -230,74 +320,107 @@ pub fn list(args: &PackListArgs, registry_path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `xcsh pack remove NAME`.
+/// `xcsh pack remove NAME`, from the user's registry or with `--project`
+/// the project's.
 ///
 /// # Errors
 ///
-/// No installed pack of that name, or the registry cannot be written.
-pub fn remove(args: &PackRemoveArgs, registry_path: &Path) -> anyhow::Result<()> {
-    let mut registry = Registry::load(registry_path)?;
+/// No installed pack of that name, the project is not trusted (with
+/// `--project`), or the registry cannot be written.
+pub fn remove(args: &PackRemoveArgs, registries: &Registries) -> anyhow::Result<()> {
+    let target = registries.target(args.project)?;
+    let scope = target.scope();
+    let mut registry = match scope {
+        Scope::User => target.load()?,
+        Scope::Project => target
+            .load()
+            .map_err(|e| anyhow::anyhow!("cannot remove {}: {e:#}", args.name))?,
+    };
     let Some(pack) = registry.packs.remove(&args.name) else {
         anyhow::bail!(
-            "no installed pack named {} (see: xcsh pack list)",
-            args.name
+            "no installed pack named {}{} (see: xcsh pack list)",
+            args.name,
+            in_project(scope, " in the project")
         );
     };
-    registry.save(registry_path)?;
+    target.save(&registry)?;
     println!(
         "{}",
         escape::line(&format!(
-            "Removed pack {} {} ({})",
+            "Removed pack {} {} ({}){}",
             pack.name,
             pack.version,
-            pack.path.display()
+            pack.path.display(),
+            in_project(scope, " from the project")
         ))
     );
     Ok(())
 }
 
-/// `xcsh pack verify [NAME]`: re-hashes each pack and checks it again in a
-/// child process; its tools must be the ones recorded.
+/// `xcsh pack verify [NAME]`: re-hashes each pack of the user's registry
+/// and of the project's (while it is used) and checks it again in a child
+/// process; its tools must be the ones recorded.
 ///
 /// # Errors
 ///
 /// Any pack failed (after every line is printed), or no pack of that name.
-pub fn verify(args: &PackVerifyArgs, cwd: &Path, registry_path: &Path) -> anyhow::Result<()> {
-    let mut registry = Registry::load(registry_path)?;
-    let names: Vec<String> = match &args.name {
-        Some(name) if !registry.packs.contains_key(name) => {
-            anyhow::bail!("no installed pack named {name} (see: xcsh pack list)")
-        }
-        Some(name) => vec![name.clone()],
-        None => registry.packs.keys().cloned().collect(),
-    };
-    let mut out = std::io::stdout().lock();
-    let mut bad = 0;
-    let mut cleared = false;
-    for name in &names {
-        let pack = &registry.packs[name];
-        let verdict = verify_one(pack, cwd);
-        let line = match &verdict {
-            Ok(()) => format!("ok       {} {}", pack.name, pack.version),
-            Err((state, why)) => format!("{state:8} {} {}: {why}", pack.name, pack.version),
-        };
-        writeln!(out, "{}", escape::line(&line))?;
-        if verdict.is_err() {
-            bad += 1;
-        } else if let Some(pack) = registry.packs.get_mut(name)
-            && pack.failure.take().is_some()
-        {
-            cleared = true;
+pub fn verify(args: &PackVerifyArgs, cwd: &Path, registries: &Registries) -> anyhow::Result<()> {
+    let mut used = vec![(&registries.user, registries.user.load()?)];
+    if let Some(file) = &registries.project
+        && file.path().exists()
+    {
+        match file.load() {
+            Ok(registry) => used.push((file, registry)),
+            Err(why) => tracing::warn!("Skipped {}: {why:#}", file.path().display()),
         }
     }
-    if cleared {
-        registry.save(registry_path)?;
+    if let Some(name) = &args.name
+        && !used.iter().any(|(_, r)| r.packs.contains_key(name))
+    {
+        anyhow::bail!("no installed pack named {name} (see: xcsh pack list)");
+    }
+    let mut out = std::io::stdout().lock();
+    let (mut bad, mut total) = (0, 0);
+    for (file, mut registry) in used {
+        let names: Vec<String> = registry
+            .packs
+            .keys()
+            .filter(|name| args.name.as_ref().is_none_or(|only| only == *name))
+            .cloned()
+            .collect();
+        let mut cleared = false;
+        for name in &names {
+            let pack = &registry.packs[name];
+            let verdict = verify_one(pack, cwd);
+            let label = format!(
+                "{} {}{}",
+                pack.name,
+                pack.version,
+                in_project(file.scope(), " (project)")
+            );
+            let line = match &verdict {
+                Ok(()) => format!("ok       {label}"),
+                Err((state, why)) => format!("{state:8} {label}: {why}"),
+            };
+            writeln!(out, "{}", escape::line(&line))?;
+            if verdict.is_err() {
+                bad += 1;
+            } else if let Some(pack) = registry.packs.get_mut(name)
+                && pack.failure.take().is_some()
+            {
+                cleared = true;
+            }
+        }
+        total += names.len();
+        if cleared {
+            file.save(&registry)?;
+        }
     }
     if bad > 0 {
         anyhow::bail!(
             "{} of {} failed verification",
             bad,
-            count(names.len(), "installed pack")
+            count(total, "installed pack")
         );
     }
     Ok(())
@@ -340,14 +463,4 @@ fn verify_one(pack: &PackRecord, cwd: &Path) -> Result<(), (&'static str, String
         ));
     }
     Ok(())
-}
-
-/// The user's registry file, in the user's xcsh data directory.
-///
-/// # Errors
-///
-/// The OS gives no data directory.
-pub fn user_registry(data: Option<&PathBuf>) -> anyhow::Result<PathBuf> {
-    data.map(|d| d.join(super::registry::REGISTRY_FILE_NAME))
-        .context("no user data directory to keep the pack registry in")
 }

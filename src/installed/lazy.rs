@@ -13,7 +13,8 @@ use serde_json::Value;
 use xcsh_core::{PendingActionStore, Tool, ToolContext, ToolError, ToolHints, ToolOutput};
 use xcsh_loader::{HostBinding, PackLibrary, TrustPolicy};
 
-use super::registry::{FileState, PackRecord, ToolRecord, mark_failure};
+use super::registry::{FileState, PackRecord, ToolRecord};
+use super::registry_file::{RegistryFile, Scope};
 use crate::isolate::tool::IsolatedTool;
 use crate::isolate::{IsolationPolicy, SessionLoader};
 
@@ -24,7 +25,7 @@ type Opened = Result<HashMap<String, Arc<dyn Tool>>, String>;
 /// One installed pack of one session.
 pub struct LazyPack {
     record: PackRecord,
-    registry: PathBuf,
+    registry: Arc<RegistryFile>,
     isolated: bool,
     isolation: IsolationPolicy,
     timeout: Option<Duration>,
@@ -35,13 +36,13 @@ pub struct LazyPack {
 }
 
 impl LazyPack {
-    /// The pack `record` (from the registry file `registry`) for a session
+    /// The pack `record` (from the registry `registry`) for a session
     /// working in `cwd` whose pushes go through `binding` into `store`;
     /// `isolated` when it runs in its own process under `isolation`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         record: PackRecord,
-        registry: PathBuf,
+        registry: Arc<RegistryFile>,
         isolated: bool,
         isolation: IsolationPolicy,
         timeout: Option<Duration>,
@@ -67,6 +68,11 @@ impl LazyPack {
         &self.record
     }
 
+    /// Which registry it is installed in.
+    pub fn scope(&self) -> Scope {
+        self.registry.scope()
+    }
+
     /// True when it runs in a process of its own.
     pub fn is_isolated(&self) -> bool {
         self.isolated
@@ -88,7 +94,7 @@ impl LazyPack {
                     self.record.name,
                     self.record.path.display()
                 );
-                mark_failure(&self.registry, &self.record.name, failure);
+                self.registry.mark_failure(&self.record.name, failure);
             }
             result
         });

@@ -4,6 +4,8 @@
 //! library only when one of them is first called.
 //!
 //! - [`registry`]: the registry file and what it records;
+//! - [`registry_file`]: the user's registry and a project's, which is read
+//!   and written only while the project is trusted;
 //! - [`check`]: checking a pack in a `xcsh pack-host` child;
 //! - [`build`]: building a pack crate directory first;
 //! - [`commands`]: `xcsh pack add`, `list`, `remove`, `verify`;
@@ -15,9 +17,10 @@ pub mod check;
 pub mod commands;
 pub mod lazy;
 pub mod registry;
+pub mod registry_file;
 pub mod schema;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use xcsh_core::{RegistryError, Session};
@@ -25,23 +28,25 @@ use xcsh_loader::{HostBinding, LoadReport, ToolConflict};
 
 pub use lazy::{LazyPack, LazyTool};
 pub use registry::{PackRecord, REGISTRY_FILE_NAME, Registry};
+pub use registry_file::{Registries, RegistryFile, Scope, UsedRegistry};
 
 use crate::agent::RunPolicy;
 
-/// Offers the packs of the registry at `registry_path` in `session`: each
-/// tool from its record, none opened. A pack whose file start-up already
-/// loaded (named by `--plugin` too, say) is skipped; a tool name already
-/// taken is a conflict in `report`, as for any pack.
+/// Offers the packs of `used` in `session`: each tool from its record,
+/// none opened. A pack whose file start-up already loaded (named by
+/// `--plugin` too, say), or an earlier registry already offers (`before`),
+/// is skipped; a tool name already taken is a conflict in `report`, as for
+/// any pack.
 pub fn offer(
     session: &Session,
-    registry_path: &Path,
+    used: UsedRegistry,
     policy: &RunPolicy,
     report: &mut LoadReport,
-) -> anyhow::Result<Vec<Arc<LazyPack>>> {
-    let registry = Registry::load(registry_path)?;
+    before: &[Arc<LazyPack>],
+) -> Vec<Arc<LazyPack>> {
     let binding = HostBinding::for_session(session);
     let mut offered = Vec::new();
-    for record in registry.packs.into_values() {
+    for record in used.registry.packs.into_values() {
         if report
             .loaded
             .iter()
@@ -50,11 +55,15 @@ pub fn offer(
             tracing::debug!(pack = %record.name, "installed pack already loaded at start-up");
             continue;
         }
+        if before.iter().any(|pack| pack.record().path == record.path) {
+            tracing::debug!(pack = %record.name, "installed pack already offered by the user's registry");
+            continue;
+        }
         let isolated = record.isolated || policy.isolation.settings_for(&record.path).is_some();
         let path: PathBuf = record.path.clone();
         let pack = Arc::new(LazyPack::new(
             record,
-            registry_path.to_path_buf(),
+            Arc::clone(&used.file),
             isolated,
             policy.isolation.clone(),
             policy.tool_timeout,
@@ -84,5 +93,5 @@ pub fn offer(
         }
         offered.push(pack);
     }
-    Ok(offered)
+    offered
 }

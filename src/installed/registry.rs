@@ -162,8 +162,8 @@ impl Registry {
     /// `cannot read pack registry {path}` or `invalid pack registry
     /// {path}: …`.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 return Ok(Self {
                     version: REGISTRY_VERSION,
@@ -175,7 +175,16 @@ impl Registry {
                     .with_context(|| format!("cannot read pack registry {}", path.display()));
             }
         };
-        let registry: Self = serde_json::from_str(&text)
+        Self::parse(path, &bytes)
+    }
+
+    /// The registry in `bytes`, read from `path`.
+    ///
+    /// # Errors
+    ///
+    /// `invalid pack registry {path}: …`.
+    pub fn parse(path: &Path, bytes: &[u8]) -> anyhow::Result<Self> {
+        let registry: Self = serde_json::from_slice(bytes)
             .map_err(|e| anyhow::anyhow!("invalid pack registry {}: {e}", path.display()))?;
         if registry.version != REGISTRY_VERSION {
             anyhow::bail!(
@@ -205,22 +214,6 @@ impl Registry {
             .values()
             .filter(|pack| pack.name != except)
             .find(|pack| pack.tools.iter().any(|t| t.name == tool))
-    }
-}
-
-/// Records `failure` as the reason pack `name` failed to open at first
-/// use, in the registry at `path` (best effort: a session goes on if the
-/// registry cannot be written, with a warning).
-pub fn mark_failure(path: &Path, name: &str, failure: &str) {
-    let marked = Registry::load(path).and_then(|mut registry| {
-        if let Some(pack) = registry.packs.get_mut(name) {
-            pack.failure = Some(failure.to_owned());
-            registry.save(path)?;
-        }
-        Ok(())
-    });
-    if let Err(error) = marked {
-        tracing::warn!("cannot mark pack {name} as failed: {error:#}");
     }
 }
 

@@ -85,3 +85,83 @@ fn the_trust_command_is_quoted_for_the_shell_when_it_must_be() {
     assert_eq!(shell_word(Path::new("/src/my proj")), "'/src/my proj'");
     assert_eq!(shell_word(Path::new("/src/it's")), r"'/src/it'\''s'");
 }
+
+#[test]
+fn a_trusted_projects_registry_is_used_only_as_it_was_trusted() {
+    let cwd = TempDir::new().unwrap();
+    let project = Project::at(cwd.path());
+    fs::create_dir_all(project.registry.parent().unwrap()).unwrap();
+    let text = "{\"version\": 1, \"packs\": {}}\n";
+    fs::write(&project.registry, text).unwrap();
+    let record = project.snapshot().unwrap();
+    assert_eq!(
+        record.registry.as_deref(),
+        Some(xcsh_loader::sha256_hex(text.as_bytes()).as_str())
+    );
+    assert!(matches!(
+        project.judge_registry(&record).unwrap(),
+        RegistryVerdict::Trusted(registry) if registry.packs.is_empty()
+    ));
+    let store = store_with(&project.dir, record.clone());
+    assert!(matches!(
+        project.judge(&store).unwrap(),
+        Verdict::Trusted { .. }
+    ));
+
+    // Changed, removed, or added where there was none: skipped alone.
+    fs::write(&project.registry, "{\"version\": 1}\n").unwrap();
+    assert!(matches!(
+        project.judge_registry(&record).unwrap(),
+        RegistryVerdict::Changed
+    ));
+    fs::remove_file(&project.registry).unwrap();
+    assert!(matches!(
+        project.judge_registry(&record).unwrap(),
+        RegistryVerdict::Changed
+    ));
+    assert!(matches!(
+        project.judge_registry(&ProjectRecord::default()).unwrap(),
+        RegistryVerdict::Absent
+    ));
+    let dir = project.dir.display();
+    assert_eq!(
+        project.registry_changed().to_string(),
+        format!(
+            "Skipped {dir}/.xcsh/packs.json: {dir}/.xcsh/packs.json changed since {dir} was trusted (to trust it again: xcsh trust {dir})"
+        )
+    );
+}
+
+#[test]
+fn an_invalid_registry_is_not_trusted() {
+    let cwd = TempDir::new().unwrap();
+    let project = Project::at(cwd.path());
+    fs::create_dir_all(project.registry.parent().unwrap()).unwrap();
+    fs::write(&project.registry, "{}").unwrap();
+    assert_eq!(
+        project.snapshot().unwrap_err().to_string(),
+        format!(
+            "invalid pack registry {}: missing field `version` at line 1 column 2",
+            project.registry.display()
+        )
+    );
+}
+
+#[test]
+fn an_untrusted_projects_skip_line_names_its_registry_too() {
+    let cwd = TempDir::new().unwrap();
+    let project = Project::at(cwd.path());
+    fs::create_dir_all(&project.plugins).unwrap();
+    fs::write(&project.config, "").unwrap();
+    fs::write(&project.registry, "").unwrap();
+    let Verdict::Skipped(warning) = project.judge(&TrustStore::default()).unwrap() else {
+        panic!("expected a skip");
+    };
+    let dir = project.dir.display();
+    assert_eq!(
+        warning.to_string(),
+        format!(
+            "Skipped {dir}/.xcsh/config.toml, {dir}/.xcsh/plugins and {dir}/.xcsh/packs.json: {dir} is not a trusted project (to trust it: xcsh trust {dir})"
+        )
+    );
+}

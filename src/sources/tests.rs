@@ -39,6 +39,7 @@ impl Fixture {
         let project = Project::at(self.cwd.path());
         let record = ProjectRecord {
             config: project.read_config().unwrap().map(|(hash, _)| hash),
+            registry: None,
             packs: Default::default(),
         };
         let mut store = TrustStore::default();

@@ -9,6 +9,7 @@ mod discovery;
 mod display;
 mod hardening;
 mod installed;
+mod installed_project;
 mod isolate;
 mod limits;
 mod mcp;
