@@ -378,10 +378,10 @@ fn recorded_schemas_check_arguments_before_the_pack_opens_and_a_bad_one_refuses_
     let output = ok(run_marked(
         &env,
         &["run"],
-        "{\"tool\": \"marker_tool\", \"arguments\": {\"surprise\": 1}}\n",
+        "{\"tool\": \"marker_tool\", \"arguments\": [\"not\", \"an object\"]}\n",
         &marker,
     ));
-    let [(true, text)] = results(&output).try_into().unwrap() else {
+    let [(true, text)] = <[_; 1]>::try_from(results(&output)).unwrap() else {
         panic!("{output:?}");
     };
     assert!(
@@ -409,7 +409,7 @@ fn recorded_schemas_check_arguments_before_the_pack_opens_and_a_bad_one_refuses_
         "{\"tool\": \"marker_tool\"}\n",
         &marker,
     ));
-    let [(true, text)] = results(&output).try_into().unwrap() else {
+    let [(true, text)] = <[_; 1]>::try_from(results(&output)).unwrap() else {
         panic!("{output:?}");
     };
     assert!(
