@@ -3,6 +3,7 @@
 //! Every front end (`tools`, `run`, `repl`, and later an MCP server) starts
 //! its session here, so they all see the same tools in the same order.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -222,17 +223,24 @@ impl Agent {
         registries: Vec<UsedRegistry>,
     ) -> Result<Self, RegistryError> {
         let mut agent = Self::start(cwd, discovery, policy)?;
+        agent.offer_installed(registries, policy);
+        Ok(agent)
+    }
+
+    /// Offers the installed packs of `registries`, in order, after every
+    /// tool registered so far (see
+    /// [`start_with_installed`](Self::start_with_installed)).
+    pub fn offer_installed(&mut self, registries: Vec<UsedRegistry>, policy: &RunPolicy) {
         for used in registries {
             let offered = crate::installed::offer(
-                &agent.session,
+                &self.session,
                 used,
                 policy,
-                &mut agent.report,
-                &agent.installed,
+                &mut self.report,
+                &self.installed,
             );
-            agent.installed.extend(offered);
+            self.installed.extend(offered);
         }
-        Ok(agent)
     }
 
     /// How the pack loaded from `path` runs isolated; `None` if in-process.
@@ -254,6 +262,26 @@ impl Agent {
             .iter()
             .find(|pack| pack.record().tools.iter().any(|tool| tool.name == name))
             .map_or(ToolSource::BuiltIn, |pack| ToolSource::Installed(pack))
+    }
+
+    /// [`tool_source`](Self::tool_source) of every pack tool at once, by
+    /// name (a name missing here is a built-in): a listing of hundreds of
+    /// tools looks each one up once instead of scanning every pack.
+    pub fn tool_sources(&self) -> HashMap<&str, ToolSource<'_>> {
+        let mut sources = HashMap::new();
+        // Inserted last wins: installed packs, then start-up packs, each
+        // in reverse, so the first in `tool_source`'s order wins.
+        for pack in self.installed.iter().rev() {
+            for tool in pack.record().tools.iter().rev() {
+                sources.insert(tool.name.as_str(), ToolSource::Installed(pack));
+            }
+        }
+        for pack in self.report.loaded.iter().rev() {
+            for tool in pack.tools.iter().rev() {
+                sources.insert(tool.as_str(), ToolSource::Pack(pack));
+            }
+        }
+        sources
     }
 
     /// Every problem, one line each: load failures, tool conflicts, then

@@ -67,6 +67,15 @@ pub fn run() -> anyhow::Result<ExitCode> {
         journal::show(args, &cwd, &UserDirs::from_os())?;
         return Ok(ExitCode::SUCCESS);
     }
+    // The user's registry is read and parsed on another thread while the
+    // session starts (configs, built-ins, start-up packs): most of it is
+    // recorded schemas, and with many installed packs it is the largest
+    // part of start-up.
+    let user_registry = UserDirs::from_os().data.map(|data| {
+        std::thread::spawn(move || {
+            installed::UsedRegistry::user(data.join(installed::REGISTRY_FILE_NAME))
+        })
+    });
     let env = std::env::var_os(PLUGIN_PATH_ENV);
     let collected = sources::collect(cli.packs(), &cwd, env.as_deref(), &UserDirs::from_os())?;
     let mut discovery = sources::discover(&collected.sources);
@@ -85,15 +94,16 @@ pub fn run() -> anyhow::Result<ExitCode> {
             std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
         );
     policy.isolation.verbosity = cli.verbose;
-    let user = UserDirs::from_os();
+    let mut agent = Agent::start(&cwd, discovery, &policy)?;
     let mut registries = Vec::new();
-    if let Some(data) = &user.data {
-        registries.push(installed::UsedRegistry::user(
-            data.join(installed::REGISTRY_FILE_NAME),
-        )?);
+    if let Some(reading) = user_registry {
+        let read = reading
+            .join()
+            .map_err(|_| anyhow::anyhow!("reading the pack registry panicked"))?;
+        registries.push(read?);
     }
     registries.extend(collected.project_registry);
-    let agent = Agent::start_with_installed(&cwd, discovery, &policy, registries)?;
+    agent.offer_installed(registries, &policy);
     approve::install_policies(&agent, &collected.settings, cli.packs());
     journal::install(&agent, &collected.settings, &cwd);
     // Who answers an `ask`: the terminal's person, the run's flags; the

@@ -1,6 +1,8 @@
 //! `xcsh tools`: the loaded tools with their approval policies, then the
 //! load report.
 
+use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde_json::{Value, json};
@@ -41,37 +43,28 @@ pub fn run(agent: &Agent, args: &ToolsArgs) -> anyhow::Result<()> {
 /// supplied is escaped ([`crate::escape::line`]).
 pub fn to_text(agent: &Agent) -> String {
     let tools = agent.session.tools();
+    let sources = agent.tool_sources();
+    // A pack's tools share one description: made once per pack (by
+    // address), not once per tool, for listings of hundreds of tools.
+    let mut described: HashMap<*const (), String> = HashMap::new();
     let rows: Vec<[String; 4]> = tools
         .iter()
         .map(|tool| {
-            let source = match agent.tool_source(tool.name()) {
+            let source = match sources
+                .get(tool.name())
+                .copied()
+                .unwrap_or(ToolSource::BuiltIn)
+            {
                 ToolSource::BuiltIn if tool.hidden() => "built-in, hidden".to_owned(),
                 ToolSource::BuiltIn => "built-in".to_owned(),
-                ToolSource::Pack(pack) => {
-                    let mut source = format!(
-                        "{} {} ({})",
-                        escape::line(&pack.name),
-                        escape::line(&pack.version),
-                        escape::line(&pack.path.display().to_string())
-                    );
-                    if let Some(isolated) = agent.isolation(&pack.path) {
-                        source.push_str(&format!(
-                            ", isolated, {}",
-                            escape::line(&sandbox::describe(&isolated.sandbox))
-                        ));
-                    }
-                    source
-                }
-                ToolSource::Installed(pack) => {
-                    let record = pack.record();
-                    format!(
-                        "{} {} ({}), {}",
-                        escape::line(&record.name),
-                        escape::line(&record.version),
-                        escape::line(&record.path.display().to_string()),
-                        installed_state(pack)
-                    )
-                }
+                ToolSource::Pack(pack) => described
+                    .entry(std::ptr::from_ref(pack).cast())
+                    .or_insert_with(|| describe_loaded(agent, pack))
+                    .clone(),
+                ToolSource::Installed(pack) => described
+                    .entry(std::ptr::from_ref(pack).cast())
+                    .or_insert_with(|| describe_installed(pack))
+                    .clone(),
             };
             [
                 escape::line(tool.name()).into_owned(),
@@ -92,9 +85,11 @@ pub fn to_text(agent: &Agent) -> String {
     let (name_width, label_width) = (width(0), width(1));
     let mut out = format!("Tools ({}):\n", tools.len());
     for [name, label, policy, source] in &rows {
-        out.push_str(&format!(
-            "  {name:name_width$}  {label:label_width$}  {policy:<5}  {source}\n"
-        ));
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "  {name:name_width$}  {label:label_width$}  {policy:<5}  {source}"
+        );
     }
     let report = &agent.report;
     out.push_str(&format!(
@@ -139,6 +134,36 @@ pub fn to_text(agent: &Agent) -> String {
     out
 }
 
+/// `NAME VERSION (PATH)` of a pack opened at start-up, and how it runs
+/// isolated if it does.
+fn describe_loaded(agent: &Agent, pack: &xcsh_loader::LoadedPack) -> String {
+    let mut source = format!(
+        "{} {} ({})",
+        escape::line(&pack.name),
+        escape::line(&pack.version),
+        escape::line(&pack.path.display().to_string())
+    );
+    if let Some(isolated) = agent.isolation(&pack.path) {
+        source.push_str(&format!(
+            ", isolated, {}",
+            escape::line(&sandbox::describe(&isolated.sandbox))
+        ));
+    }
+    source
+}
+
+/// `NAME VERSION (PATH), installed, not opened` of an installed pack.
+fn describe_installed(pack: &crate::installed::LazyPack) -> String {
+    let record = pack.record();
+    format!(
+        "{} {} ({}), {}",
+        escape::line(&record.name),
+        escape::line(&record.version),
+        escape::line(&record.path.display().to_string()),
+        installed_state(pack)
+    )
+}
+
 /// `installed, not opened`, `installed in project, isolated, opened`…
 fn installed_state(pack: &crate::installed::LazyPack) -> String {
     format!(
@@ -166,12 +191,17 @@ fn policy_of(agent: &Agent, name: &str) -> Option<Policy> {
 /// source and parameter schema, the report as the loader gives it plus
 /// `warnings`.
 pub fn to_json(agent: &Agent) -> Value {
+    let sources = agent.tool_sources();
     let tools: Vec<Value> = agent
         .session
         .tools()
         .iter()
         .map(|tool| {
-            let source = match agent.tool_source(tool.name()) {
+            let source = match sources
+                .get(tool.name())
+                .copied()
+                .unwrap_or(ToolSource::BuiltIn)
+            {
                 ToolSource::BuiltIn => json!({"kind": "built-in"}),
                 ToolSource::Pack(pack) => {
                     let mut source = json!({

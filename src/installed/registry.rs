@@ -184,8 +184,13 @@ impl Registry {
     ///
     /// `invalid pack registry {path}: …`.
     pub fn parse(path: &Path, bytes: &[u8]) -> anyhow::Result<Self> {
-        let registry: Self = serde_json::from_slice(bytes)
-            .map_err(|e| anyhow::anyhow!("invalid pack registry {}: {e}", path.display()))?;
+        let invalid = |e: &dyn std::fmt::Display| {
+            anyhow::anyhow!("invalid pack registry {}: {e}", path.display())
+        };
+        // UTF-8 checked once for the whole file: parsing a `&str` skips
+        // checking each string again (most of the file is schemas).
+        let text = std::str::from_utf8(bytes).map_err(|e| invalid(&e))?;
+        let registry: Self = serde_json::from_str(text).map_err(|e| invalid(&e))?;
         if registry.version != REGISTRY_VERSION {
             anyhow::bail!(
                 "invalid pack registry {}: format version {} (this xcsh reads {REGISTRY_VERSION})",

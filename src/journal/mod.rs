@@ -42,17 +42,15 @@ pub fn install(agent: &Agent, settings: &Settings, cwd: &Path) {
         tracing::debug!("the journal is turned off");
         return;
     };
+    let sources = agent.tool_sources();
     let packs: PackOf = agent
         .tool_names()
         .into_iter()
         .map(|tool| {
-            let pack = match agent.tool_source(&tool) {
-                ToolSource::BuiltIn => None,
-                ToolSource::Pack(pack) => Some((pack.name.clone(), pack.version.clone())),
-                ToolSource::Installed(pack) => {
-                    Some((pack.record().name.clone(), pack.record().version.clone()))
-                }
-            };
+            let pack = sources
+                .get(tool.as_str())
+                .and_then(ToolSource::pack)
+                .map(|(name, version)| (name.to_owned(), version.to_owned()));
             (tool, pack)
         })
         .collect();
