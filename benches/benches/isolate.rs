@@ -1,4 +1,4 @@
-//! Figure 5, isolation: the same benchmark-pack calls in-process and in an
+//! Figure 6, isolation: the same benchmark-pack calls in-process and in an
 //! isolated pack's own process, in one run, and the start-up of an
 //! isolated pack against the same pack in-process.
 //!
@@ -140,8 +140,8 @@ fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
 fn main() {
     let Some(xcsh) = xcsh_binary() else {
         save_section(
-            "5-isolate",
-            "### 5. Isolation\n\nNot measured: the `xcsh` binary did not build.\n",
+            "6-isolate",
+            "### 6. Isolation\n\nNot measured: the `xcsh` binary did not build.\n",
         );
         return;
     };
@@ -180,9 +180,9 @@ fn main() {
         .target(Target::Overhead(5_000_000.0)),
     ];
     save_section(
-        "5-isolate",
+        "6-isolate",
         &format!(
-            "### 5. Isolation\n\nThe benchmark pack in-process (baseline) and isolated in its own \
+            "### 6. Isolation\n\nThe benchmark pack in-process (baseline) and isolated in its own \
              process (`--isolate`), in the same run: one `noop` call through the session, one \
              push + `resolve` cycle (a `stage` call pushing one action, then `resolve` applying \
              it), and `xcsh tools --plugin PACK` as a whole process. With a time limit (the \
