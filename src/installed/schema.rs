@@ -91,7 +91,7 @@ mod tests {
     fn a_recorded_schema_reads_back_as_the_same_value_and_text() {
         let schema = RecordedSchema::new(json!({"type": "object", "required": ["a"]}));
         let text = serde_json::to_string(&schema).unwrap();
-        assert_eq!(text, r#"{"type":"object","required":["a"]}"#);
+        assert_eq!(text, r#"{"required":["a"],"type":"object"}"#);
         let read: RecordedSchema = serde_json::from_str(&text).unwrap();
         assert_eq!(read, schema);
         assert_eq!(read.value(), &json!({"required": ["a"], "type": "object"}));
