@@ -5,6 +5,7 @@
 //!
 //! - [`registry`]: the registry file and what it records;
 //! - [`check`]: checking a pack in a `xcsh pack-host` child;
+//! - [`compare`]: a pack must offer the same tools at every load;
 //! - [`build`]: building a pack crate directory first;
 //! - [`commands`]: `xcsh pack add`, `list`, `remove`, `verify`;
 //! - [`lazy`]: a session's installed packs, opened at first use.
@@ -12,6 +13,7 @@
 pub mod build;
 pub mod check;
 pub mod commands;
+pub mod compare;
 pub mod lazy;
 pub mod registry;
 
