@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::support::{Env, Output, canonical, copy_pack};
 
+mod crate_dir;
 mod descriptors;
 
 /// Copies the built pack `name` into the working directory's `packs/`.
