@@ -25,17 +25,26 @@ struct Target {
 }
 
 /// Builds the pack crate in `dir` with `cargo build --release` (cargo's
-/// progress on standard error) and returns its library.
+/// progress on standard error) and returns its library: the `cdylib` that
+/// cargo reports for the crate in `dir` (not for its dependencies), in
+/// whatever target directory cargo used (the crate's, its workspace's, or
+/// `CARGO_TARGET_DIR`).
 ///
 /// # Errors
 ///
-/// No `Cargo.toml` in `dir`, cargo failed, or the crate builds no
-/// `cdylib`.
+/// No `Cargo.toml` in `dir`, or one that is a workspace with no package of
+/// its own, cargo failed, or the crate builds no `cdylib`.
 pub fn build_pack_crate(dir: &Path) -> anyhow::Result<PathBuf> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.is_file() {
         anyhow::bail!(
             "{} is a directory without a Cargo.toml: give a pack library or a pack crate directory",
+            dir.display()
+        );
+    }
+    if is_virtual_workspace(&manifest) {
+        anyhow::bail!(
+            "{} is a workspace, not a crate: give the directory of the pack crate in it",
             dir.display()
         );
     }
@@ -66,7 +75,10 @@ pub fn build_pack_crate(dir: &Path) -> anyhow::Result<PathBuf> {
             .is_some_and(|t| t.crate_types.iter().any(|c| c == "cdylib"));
         if message.reason == "compiler-artifact"
             && is_cdylib
-            && message.manifest_path.as_ref() == Some(&canonical_manifest)
+            && message
+                .manifest_path
+                .as_deref()
+                .is_some_and(|m| std::fs::canonicalize(m).is_ok_and(|m| m == canonical_manifest))
         {
             let suffix = std::env::consts::DLL_SUFFIX;
             library = message
@@ -89,4 +101,14 @@ pub fn build_pack_crate(dir: &Path) -> anyhow::Result<PathBuf> {
             dir.display()
         )
     })
+}
+
+/// True when `manifest` is a workspace's with no `[package]` of its own
+/// (cargo would build the workspace's members). A manifest that does not
+/// parse is left to cargo to report.
+fn is_virtual_workspace(manifest: &Path) -> bool {
+    std::fs::read_to_string(manifest)
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .is_some_and(|table| table.contains_key("workspace") && !table.contains_key("package"))
 }

@@ -7,9 +7,35 @@ use std::sync::{Arc, Weak};
 
 use xcsh_isolate_protocol::{OpenPack, Opened, SandboxRequest};
 
+use super::compare::difference;
 use super::registry::ToolRecord;
 use crate::isolate::process::{PackProcess, StartSpec};
 use crate::isolate::wire;
+
+/// [`check_in_child`] twice, in two processes at once. Installed tools
+/// are offered from their record, so a pack whose tools differ between two
+/// loads (a name made from an address or a random number) is refused here
+/// rather than at every first use.
+///
+/// # Errors
+///
+/// Either check failed (the first one's cause when both did), or the two
+/// loads offered different tools.
+pub fn check_twice(path: &Path, cwd: &Path) -> Result<(Opened, Vec<ToolRecord>), String> {
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| check_in_child(path, cwd));
+        let first = check_in_child(path, cwd);
+        (first, second.join())
+    });
+    let (opened, tools) = first?;
+    let (_, again) = second.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+    match difference(&tools, &again) {
+        None => Ok((opened, tools)),
+        Some(difference) => Err(format!(
+            "its tools differ between two loads ({difference}); a pack must offer the same tools every time it is opened"
+        )),
+    }
+}
 
 /// Opens the pack at `path` (canonical) in a child process working in
 /// `cwd`, reads what it offers and stops the process. Everything the

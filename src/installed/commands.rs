@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use xcsh_loader::TrustPolicy;
 
 use super::build::build_pack_crate;
-use super::check::check_in_child;
+use super::check::check_twice;
+use super::compare::difference;
 use super::registry::{FileStamp, FileState, PackRecord, Registry};
 use super::registry_file::{Registries, RegistryFile, Scope};
 use crate::cli::{PackAddArgs, PackListArgs, PackRemoveArgs, PackVerifyArgs};
@@ -26,9 +27,10 @@ fn builtin_names() -> Vec<String> {
         .collect()
 }
 
-/// `xcsh pack add PATH`: checks the pack in a child process and records
-/// it in the user's registry, or with `--project` in the project's (whose
-/// tool names must not be taken by the user's, which wins).
+/// `xcsh pack add PATH`: checks the pack in two child processes and
+/// records it in the user's registry, or with `--project` in the
+/// project's (whose tool names must not be taken by the user's, which
+/// wins).
 ///
 /// # Errors
 ///
@@ -60,7 +62,7 @@ pub fn add(args: &PackAddArgs, cwd: &Path, registries: &Registries) -> anyhow::R
     let metadata = std::fs::metadata(&path).map_err(|e| fail(e.to_string()))?;
     let stamp = FileStamp::of(&metadata, xcsh_loader::sha256_hex(&bytes));
     drop(bytes);
-    let (opened, tools) = check_in_child(&path, cwd).map_err(fail)?;
+    let (opened, tools) = check_twice(&path, cwd).map_err(fail)?;
     if stamp.compare(&path) != FileState::Unchanged
         || xcsh_loader::sha256_hex(&std::fs::read(&path).map_err(|e| fail(e.to_string()))?)
             != stamp.sha256
@@ -358,8 +360,8 @@ pub fn remove(args: &PackRemoveArgs, registries: &Registries) -> anyhow::Result<
 }
 
 /// `xcsh pack verify [NAME]`: re-hashes each pack of the user's registry
-/// and of the project's (while it is used) and checks it again in a child
-/// process; its tools must be the ones recorded.
+/// and of the project's (while it is used) and checks it again in two
+/// child processes; its tools must be the ones recorded.
 ///
 /// # Errors
 ///
@@ -455,11 +457,16 @@ fn verify_one(pack: &PackRecord, cwd: &Path) -> Result<(), (&'static str, String
         ),
         other => ("refused", other.to_string()),
     })?;
-    let (opened, tools) = check_in_child(&pack.path, cwd).map_err(|e| ("failed", e))?;
-    if opened.name != pack.name || tools != pack.tools {
+    let (opened, tools) = check_twice(&pack.path, cwd).map_err(|e| ("failed", e))?;
+    let changed = if opened.name == pack.name {
+        difference(&pack.tools, &tools)
+    } else {
+        Some(format!("pack name {} then {}", pack.name, opened.name))
+    };
+    if let Some(changed) = changed {
         return Err((
             "changed",
-            format!("it now offers other tools than when it was added ({again})"),
+            format!("it now offers other tools than when it was added: {changed} ({again})"),
         ));
     }
     Ok(())

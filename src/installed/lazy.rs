@@ -13,6 +13,7 @@ use serde_json::Value;
 use xcsh_core::{PendingActionStore, Tool, ToolContext, ToolError, ToolHints, ToolOutput};
 use xcsh_loader::{HostBinding, PackLibrary, TrustPolicy};
 
+use super::compare::{difference, record_of};
 use super::registry::{FileState, PackRecord, ToolRecord};
 use super::registry_file::{RegistryFile, Scope};
 use crate::isolate::tool::IsolatedTool;
@@ -113,7 +114,9 @@ impl LazyPack {
     }
 
     /// Checks the file (size, time and inode first, then the SHA-256 of
-    /// the very file opened) and opens it in this process or its own.
+    /// the very file opened), opens it in this process or its own, and
+    /// checks that it offers the tools recorded, descriptors included: the
+    /// model was shown those.
     fn open(&self) -> Opened {
         let record = &self.record;
         let again = format!(
@@ -159,6 +162,12 @@ impl LazyPack {
                 .map(|tool| Arc::new(tool) as Arc<dyn Tool>)
                 .collect()
         };
+        let offered: Vec<ToolRecord> = tools.iter().map(|tool| record_of(tool.as_ref())).collect();
+        if let Some(difference) = difference(&record.tools, &offered) {
+            return Err(format!(
+                "it now offers other tools than when it was added: {difference}; to use it, {again}"
+            ));
+        }
         Ok(tools
             .into_iter()
             .map(|tool| (tool.name().to_owned(), tool))

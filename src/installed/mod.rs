@@ -7,6 +7,7 @@
 //! - [`registry_file`]: the user's registry and a project's, which is read
 //!   and written only while the project is trusted;
 //! - [`check`]: checking a pack in a `xcsh pack-host` child;
+//! - [`compare`]: a pack must offer the same tools at every load;
 //! - [`build`]: building a pack crate directory first;
 //! - [`commands`]: `xcsh pack add`, `list`, `remove`, `verify`;
 //! - [`lazy`]: a session's installed packs, opened at first use;
@@ -15,6 +16,7 @@
 pub mod build;
 pub mod check;
 pub mod commands;
+pub mod compare;
 pub mod lazy;
 pub mod registry;
 pub mod registry_file;

@@ -8,6 +8,9 @@ use serde_json::Value;
 
 use crate::support::{Env, Output, canonical, copy_pack};
 
+mod crate_dir;
+mod descriptors;
+
 /// Copies the built pack `name` into the working directory's `packs/`.
 fn pack(env: &Env, name: &str) -> PathBuf {
     canonical(&copy_pack(name, &env.work().join("packs")))

@@ -2,21 +2,13 @@
 //! library `xcsh tools` loads. Builds share this workspace's target
 //! directory, so the dependencies compiled for the workspace are reused.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use tempfile::TempDir;
 use xcsh_loader::discover::pack_file_name;
 
-use crate::support::{Env, arg};
-
-/// This workspace's target directory.
-fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("the tmp directory is inside the target directory")
-        .to_path_buf()
-}
+use crate::support::{Env, arg, target_dir};
 
 /// `cargo ARGS` in `dir`, which must succeed.
 fn cargo(dir: &Path, args: &[&str]) {

@@ -148,6 +148,15 @@ pub fn batch_rename() -> PathBuf {
     pack_path("batch-rename")
 }
 
+/// This workspace's target directory: builds of other crates that use it
+/// (`xcsh pack new`'s) reuse the dependencies already compiled there.
+pub fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the tmp directory is inside the target directory")
+        .to_path_buf()
+}
+
 /// `path` as a command-line argument.
 pub fn arg(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")

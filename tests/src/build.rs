@@ -26,6 +26,7 @@ pub const PACKS: &[&str] = &[
     "fixture-load-marker",
     "fixture-load-abort",
     "fixture-sandbox-probe",
+    "fixture-varying-tools",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).
