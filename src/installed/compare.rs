@@ -71,7 +71,7 @@ mod tests {
             name: name.to_owned(),
             label: "Label".to_owned(),
             description: "Does it.".to_owned(),
-            parameters: json!({"type": "object"}),
+            parameters: json!({"type": "object"}).into(),
             hints: ToolHints::default(),
         }
     }
@@ -106,7 +106,7 @@ mod tests {
         );
         let mut b = tool("b");
         b.description = "Does more.".to_owned();
-        b.parameters = json!({"type": "object", "required": ["x"]});
+        b.parameters = json!({"type": "object", "required": ["x"]}).into();
         b.hints = ToolHints::PREVIEW;
         assert_eq!(
             difference(&[tool("a"), tool("b")], &[relabelled, b]).as_deref(),
