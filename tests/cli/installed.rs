@@ -424,3 +424,55 @@ fn recorded_schemas_check_arguments_before_the_pack_opens_and_a_bad_one_refuses_
         "a call refused by its schema opened the pack"
     );
 }
+
+#[test]
+fn a_pack_opened_at_start_up_shadows_an_installed_one_and_the_same_file_is_offered_once() {
+    let env = Env::new();
+    let installed = pack(&env, "batch-rename");
+    ok(env.run(&["pack", "add", installed.to_str().unwrap()], ""));
+    let dev = canonical(&copy_pack("batch-rename", &env.work().join("dev")));
+
+    // A development build of the same pack, given with --plugin, wins.
+    let output = ok(env.run(&["tools", "--plugin", dev.to_str().unwrap()], ""));
+    let row = output
+        .stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("batch_rename_preview "))
+        .unwrap_or_else(|| panic!("{}", output.stdout));
+    assert!(
+        row.ends_with(&format!("  batch-rename 0.1.0 ({})", dev.display())),
+        "{row}"
+    );
+    for line in [
+        format!(
+            "  Tool name \"batch_rename_preview\" conflicts with existing tool (in {})\n",
+            installed.display()
+        ),
+        format!(
+            "  Installed tool pack batch-rename 0.1.0 at {} (installed, not opened): batch_rename_preview\n",
+            installed.display()
+        ),
+    ] {
+        assert!(output.stdout.contains(&line), "{line}\n{}", output.stdout);
+    }
+
+    // The installed file itself, given with --plugin: opened at start-up,
+    // offered once, and not reported as installed.
+    let output = ok(env.run(&["tools", "--plugin", installed.to_str().unwrap()], ""));
+    let rows = output
+        .stdout
+        .lines()
+        .filter(|line| line.trim_start().starts_with("batch_rename_preview "))
+        .count();
+    assert_eq!(rows, 1, "{}", output.stdout);
+    assert!(
+        !output.stdout.contains("Installed tool pack"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        !output.stdout.contains("conflicts with existing tool"),
+        "{}",
+        output.stdout
+    );
+}
