@@ -382,7 +382,9 @@ fn main() {
         &format!(
             "### 7. Installed packs\n\n`xcsh tools` as a whole process with N packs, median of \
              {RUNS} runs after a warm-up run, each mode against its own no-pack run, the \
-             points' runs interleaved round by round (chart: [`BENCHMARKS-installed.svg`](BENCHMARKS-installed.svg)).\n\n{table}\n\
+             points' runs interleaved round by round (chart: [`BENCHMARKS-installed.svg`](BENCHMARKS-installed.svg)). \
+             Peak RSS is the largest single process's (`wait4`): for isolated packs, each pack \
+             process has its own besides the agent's.\n\n{table}\n\
              **Target**: 100 installed packs within {TARGET_RATIO}× of none on wall time and \
              peak RSS: {wall_ratio:.2}× and {rss_ratio:.2}×, {verdict}.\n\n\
              | case | median | baseline (median) | × |\n| --- | ---: | ---: | ---: |\n\
