@@ -1,6 +1,7 @@
 //! The command line, as clap sees it.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
@@ -200,6 +201,35 @@ pub struct PackAddArgs {
     /// a tool-name conflict) instead of for you.
     #[arg(long)]
     pub project: bool,
+
+    /// How long the pack may take to open in its check processes, in
+    /// seconds, before they are stopped and the pack refused (0: no
+    /// limit).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_OPEN_TIMEOUT_SECS)]
+    pub open_timeout: u64,
+}
+
+/// How long `xcsh pack add` and `verify` let a pack take to open, in
+/// seconds, unless told otherwise.
+pub const DEFAULT_OPEN_TIMEOUT_SECS: u64 = 60;
+
+/// `--open-timeout SECS` as a limit: `None` for 0.
+fn open_limit(secs: u64) -> Option<Duration> {
+    (secs != 0).then(|| Duration::from_secs(secs))
+}
+
+impl PackAddArgs {
+    /// The `--open-timeout` limit (`None`: no limit).
+    pub fn open_limit(&self) -> Option<Duration> {
+        open_limit(self.open_timeout)
+    }
+}
+
+impl PackVerifyArgs {
+    /// The `--open-timeout` limit (`None`: no limit).
+    pub fn open_limit(&self) -> Option<Duration> {
+        open_limit(self.open_timeout)
+    }
 }
 
 /// Options of `xcsh pack list`.
@@ -228,6 +258,11 @@ pub struct PackVerifyArgs {
     /// Verify only this pack (default: every installed pack, yours and the
     /// trusted project's).
     pub name: Option<String>,
+
+    /// How long each pack may take to open in its check processes, in
+    /// seconds (0: no limit).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_OPEN_TIMEOUT_SECS)]
+    pub open_timeout: u64,
 }
 
 /// Options of `xcsh pack new`.

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use xcsh_isolate_protocol::{OpenPack, Opened, SandboxRequest};
 
@@ -21,10 +22,14 @@ use crate::isolate::wire;
 ///
 /// Either check failed (the first one's cause when both did), or the two
 /// loads offered different tools.
-pub fn check_twice(path: &Path, cwd: &Path) -> Result<(Opened, Vec<ToolRecord>), String> {
+pub fn check_twice(
+    path: &Path,
+    cwd: &Path,
+    open_limit: Option<Duration>,
+) -> Result<(Opened, Vec<ToolRecord>), String> {
     let (first, second) = std::thread::scope(|scope| {
-        let second = scope.spawn(|| check_in_child(path, cwd));
-        let first = check_in_child(path, cwd);
+        let second = scope.spawn(|| check_in_child(path, cwd, open_limit));
+        let first = check_in_child(path, cwd, open_limit);
         (first, second.join())
     });
     let (opened, tools) = first?;
@@ -45,8 +50,13 @@ pub fn check_twice(path: &Path, cwd: &Path) -> Result<(Opened, Vec<ToolRecord>),
 /// # Errors
 ///
 /// The loader's one-line cause, or how the child ended (a crash in the
-/// pack's load-time code included).
-pub fn check_in_child(path: &Path, cwd: &Path) -> Result<(Opened, Vec<ToolRecord>), String> {
+/// pack's load-time code included, or its being stopped after
+/// `open_limit`).
+pub fn check_in_child(
+    path: &Path,
+    cwd: &Path,
+    open_limit: Option<Duration>,
+) -> Result<(Opened, Vec<ToolRecord>), String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find the xcsh executable to check it with: {e}"))?;
     let spec = StartSpec {
@@ -64,6 +74,7 @@ pub fn check_in_child(path: &Path, cwd: &Path) -> Result<(Opened, Vec<ToolRecord
             },
             memory_limit: None,
         },
+        open_limit,
     };
     let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))?;
     process.shut_down();

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use xcsh_loader::TrustPolicy;
@@ -62,7 +63,7 @@ pub fn add(args: &PackAddArgs, cwd: &Path, registries: &Registries) -> anyhow::R
     let metadata = std::fs::metadata(&path).map_err(|e| fail(e.to_string()))?;
     let stamp = FileStamp::of(&metadata, xcsh_loader::sha256_hex(&bytes));
     drop(bytes);
-    let (opened, tools) = check_twice(&path, cwd).map_err(fail)?;
+    let (opened, tools) = check_twice(&path, cwd, args.open_limit()).map_err(fail)?;
     if stamp.compare(&path) != FileState::Unchanged
         || xcsh_loader::sha256_hex(&std::fs::read(&path).map_err(|e| fail(e.to_string()))?)
             != stamp.sha256
@@ -393,7 +394,7 @@ pub fn verify(args: &PackVerifyArgs, cwd: &Path, registries: &Registries) -> any
         let mut cleared = false;
         for name in &names {
             let pack = &registry.packs[name];
-            let verdict = verify_one(pack, cwd);
+            let verdict = verify_one(pack, cwd, args.open_limit());
             let label = format!(
                 "{} {}{}",
                 pack.name,
@@ -428,7 +429,11 @@ pub fn verify(args: &PackVerifyArgs, cwd: &Path, registries: &Registries) -> any
     Ok(())
 }
 
-fn verify_one(pack: &PackRecord, cwd: &Path) -> Result<(), (&'static str, String)> {
+fn verify_one(
+    pack: &PackRecord,
+    cwd: &Path,
+    open_limit: Option<Duration>,
+) -> Result<(), (&'static str, String)> {
     let again = format!("to accept it: xcsh pack add {}", shell_word(&pack.path));
     match pack.file.compare(&pack.path) {
         FileState::Missing => {
@@ -457,7 +462,7 @@ fn verify_one(pack: &PackRecord, cwd: &Path) -> Result<(), (&'static str, String
         ),
         other => ("refused", other.to_string()),
     })?;
-    let (opened, tools) = check_twice(&pack.path, cwd).map_err(|e| ("failed", e))?;
+    let (opened, tools) = check_twice(&pack.path, cwd, open_limit).map_err(|e| ("failed", e))?;
     let changed = if opened.name == pack.name {
         difference(&pack.tools, &tools)
     } else {

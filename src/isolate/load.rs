@@ -155,6 +155,8 @@ impl SessionLoader<'_> {
                 },
                 memory_limit: settings.memory_limit,
             },
+            // Opening is part of the first call's work: the same limit.
+            open_limit: self.timeout,
         };
         IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)
     }

@@ -43,6 +43,10 @@ pub struct StartSpec {
     pub verbosity: u8,
     /// What it opens and how it sandboxes itself.
     pub open: OpenPack,
+    /// How long it may take to open the pack (load-time code, checks and
+    /// factory) and answer; past it the process is killed. `None`: no
+    /// limit.
+    pub open_limit: Option<Duration>,
 }
 
 /// Why a request got no reply.
@@ -145,7 +149,18 @@ impl PackProcess {
         let stderr = StderrTail::start(stderr, &file_name);
         let mut writer = BufWriter::new(stdin);
         let mut reader = BufReader::new(stdout);
-        let opened = match handshake(&mut writer, &mut reader, &spec.open) {
+        let (handshook, stopped) = within_limit(&mut child, spec.open_limit, || {
+            handshake(&mut writer, &mut reader, &spec.open)
+        });
+        if let (true, Some(limit)) = (stopped, spec.open_limit) {
+            let ending = finish(&mut child, &stderr, None);
+            tracing::debug!(how = %ending.how, "pack process stopped at its open limit");
+            return Err(format!(
+                "its process did not open the pack within {limit:?} (stopped){}",
+                ending.stderr_suffix().replace('\n', " ")
+            ));
+        }
+        let opened = match handshook {
             Ok(Ok(opened)) => opened,
             Ok(Err(message)) => {
                 let _ = child.wait();
@@ -414,6 +429,31 @@ fn handshake(
         Some(_) => Ok(Err("its process answered out of turn".to_owned())),
         None => Err(FrameError::Truncated),
     }
+}
+
+/// Runs `work` while a watchdog kills `child` if `work` is not done
+/// within `limit` (no watchdog without a limit); says whether it killed it.
+fn within_limit<R>(
+    child: &mut Child,
+    limit: Option<Duration>,
+    work: impl FnOnce() -> R,
+) -> (R, bool) {
+    let Some(limit) = limit else {
+        return (work(), false);
+    };
+    std::thread::scope(|scope| {
+        let (done, wait) = mpsc::channel::<()>();
+        let watchdog = scope.spawn(move || {
+            let late = matches!(wait.recv_timeout(limit), Err(RecvTimeoutError::Timeout));
+            if late {
+                let _ = child.kill();
+            }
+            late
+        });
+        let result = work();
+        drop(done);
+        (result, watchdog.join().unwrap_or(true))
+    })
 }
 
 /// Waits for a process whose pipe closed (killing it if it lingers), then

@@ -476,3 +476,46 @@ fn a_pack_opened_at_start_up_shadows_an_installed_one_and_the_same_file_is_offer
         output.stdout
     );
 }
+
+#[test]
+fn a_pack_whose_opening_hangs_is_stopped_by_add_and_at_first_use() {
+    let env = Env::new();
+    let path = pack(&env, "fixture-hostile");
+    let shown = path.to_str().unwrap();
+
+    // `add`: the check processes are stopped at --open-timeout.
+    let mut command = env.command(&["pack", "add", "--open-timeout", "1", shown]);
+    command.env("XCSH_FIXTURE_HANG_ON_OPEN", "1");
+    let output = env.run_command(command, "");
+    assert_eq!(output.code, Some(1), "{output:?}");
+    assert_eq!(
+        output.stderr,
+        format!(
+            "error: cannot add {shown}: its process did not open the pack within 1s (stopped)\n"
+        )
+    );
+    assert!(states(&list_json(&env)).is_empty());
+
+    // An isolated installed pack that hangs at its first use: stopped at
+    // the tool time limit, the call refused, the pack marked failed.
+    ok(env.run(&["pack", "add", "--isolate", shown], ""));
+    let mut command = env.command(&["run", "--tool-timeout", "1"]);
+    command.env("XCSH_FIXTURE_HANG_ON_OPEN", "1");
+    let output = ok(env.run_command(
+        command,
+        "{\"tool\": \"push_marker\", \"arguments\": {\"tag\": \"t\"}}\n",
+    ));
+    assert_eq!(
+        results(&output),
+        [(
+            true,
+            "Tool push_marker is unavailable: installed pack fixture-hostile failed to open: \
+             its process did not open the pack within 1s (stopped)"
+                .to_owned()
+        )]
+    );
+    assert_eq!(
+        states(&list_json(&env)),
+        [("fixture-hostile".to_owned(), "failed".to_owned())]
+    );
+}
