@@ -289,4 +289,27 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn a_registry_that_is_not_utf8_or_not_json_is_refused_in_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(REGISTRY_FILE_NAME);
+        let shown = path.display();
+        std::fs::write(&path, b"{\"version\": 1, \"packs\": {\"\xff\": 1}}").unwrap();
+        assert_eq!(
+            Registry::load(&path).unwrap_err().to_string(),
+            format!(
+                "invalid pack registry {shown}: invalid utf-8 sequence of 1 bytes from index 26"
+            )
+        );
+        std::fs::write(&path, r#"{"version": 1, "packs": {"p": {"name": 5}}}"#).unwrap();
+        let error = Registry::load(&path).unwrap_err().to_string();
+        assert!(
+            error.starts_with(&format!(
+                "invalid pack registry {shown}: invalid type: integer `5`"
+            )),
+            "{error}"
+        );
+        assert!(!error.contains('\n'), "{error}");
+    }
 }
