@@ -519,3 +519,23 @@ fn a_pack_whose_opening_hangs_is_stopped_by_add_and_at_first_use() {
         [("fixture-hostile".to_owned(), "failed".to_owned())]
     );
 }
+
+#[test]
+fn an_invalid_user_registry_stops_the_session_in_one_line() {
+    let env = Env::new();
+    let registry = env.user_data_dir().join("packs.json");
+    fs::create_dir_all(registry.parent().unwrap()).unwrap();
+    fs::write(&registry, "{\"version\": 1, \"packs\": []}").unwrap();
+    for args in [&["tools"][..], &["run"], &["pack", "list"]] {
+        let output = env.run(args, "");
+        assert_eq!(output.code, Some(1), "{args:?}: {output:?}");
+        assert_eq!(
+            output.stderr,
+            format!(
+                "error: invalid pack registry {}: invalid type: sequence, expected a map at line 1 column 24\n",
+                registry.display()
+            ),
+            "{args:?}"
+        );
+    }
+}
