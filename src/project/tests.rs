@@ -20,6 +20,14 @@ fn a_directory_without_project_files_is_absent() {
     ));
 }
 
+/// The skip line of `project` judged with no trust at all.
+fn untrusted_skip(project: &Project) -> String {
+    let Verdict::Skipped(warning) = project.judge(&TrustStore::default()).unwrap() else {
+        panic!("expected a skip");
+    };
+    warning.to_string()
+}
+
 #[test]
 fn an_untrusted_project_is_skipped_with_the_command_that_trusts_it() {
     let cwd = TempDir::new().unwrap();
@@ -27,12 +35,9 @@ fn an_untrusted_project_is_skipped_with_the_command_that_trusts_it() {
     fs::create_dir_all(&project.plugins).unwrap();
     // Invalid, and never parsed: an untrusted config is only hashed.
     fs::write(&project.config, "plugins = 3").unwrap();
-    let Verdict::Skipped(warning) = project.judge(&TrustStore::default()).unwrap() else {
-        panic!("expected a skip");
-    };
     let dir = project.dir.display();
     assert_eq!(
-        warning.to_string(),
+        untrusted_skip(&project),
         format!(
             "Skipped {dir}/.xcsh/config.toml and {dir}/.xcsh/plugins: {dir} is not a trusted project (to trust it: xcsh trust {dir})"
         )
@@ -154,12 +159,9 @@ fn an_untrusted_projects_skip_line_names_its_registry_too() {
     fs::create_dir_all(&project.plugins).unwrap();
     fs::write(&project.config, "").unwrap();
     fs::write(&project.registry, "").unwrap();
-    let Verdict::Skipped(warning) = project.judge(&TrustStore::default()).unwrap() else {
-        panic!("expected a skip");
-    };
     let dir = project.dir.display();
     assert_eq!(
-        warning.to_string(),
+        untrusted_skip(&project),
         format!(
             "Skipped {dir}/.xcsh/config.toml, {dir}/.xcsh/plugins and {dir}/.xcsh/packs.json: {dir} is not a trusted project (to trust it: xcsh trust {dir})"
         )

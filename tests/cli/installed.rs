@@ -10,6 +10,7 @@ use crate::support::{Env, Output, canonical, copy_pack};
 
 mod crate_dir;
 mod descriptors;
+mod project;
 
 /// Copies the built pack `name` into the working directory's `packs/`.
 fn pack(env: &Env, name: &str) -> PathBuf {
@@ -26,6 +27,21 @@ fn run_marked(env: &Env, args: &[&str], stdin: &str, marker: &Path) -> Output {
     let mut command = env.command(args);
     command.env("XCSH_LOAD_MARKER", marker);
     env.run_command(command, stdin)
+}
+
+/// Calls load-marker's tool twice in one session: both calls answer, and
+/// the pack was opened once (one line in `marker`).
+fn calling_twice_opens_once(env: &Env, marker: &Path) {
+    let calls = "{\"tool\": \"marker_tool\"}\n{\"tool\": \"marker_tool\"}\n";
+    let output = ok(run_marked(env, &["run"], calls, marker));
+    assert_eq!(
+        results(&output),
+        [
+            (false, "from load-marker".to_owned()),
+            (false, "from load-marker".to_owned())
+        ]
+    );
+    assert_eq!(fs::read_to_string(marker).unwrap(), "loaded\n");
 }
 
 fn list_json(env: &Env) -> Value {
@@ -154,16 +170,7 @@ fn installed_tools_are_offered_without_opening_the_pack_and_it_opens_once() {
     );
 
     // Called twice: opened once.
-    let calls = "{\"tool\": \"marker_tool\"}\n{\"tool\": \"marker_tool\"}\n";
-    let output = ok(run_marked(&env, &["run"], calls, &marker));
-    assert_eq!(
-        results(&output),
-        [
-            (false, "from load-marker".to_owned()),
-            (false, "from load-marker".to_owned())
-        ]
-    );
-    assert_eq!(fs::read_to_string(&marker).unwrap(), "loaded\n");
+    calling_twice_opens_once(&env, &marker);
 }
 
 #[test]
@@ -188,16 +195,7 @@ fn an_isolated_installed_pack_starts_its_process_once_at_first_use() {
         output.stdout
     );
     assert!(!marker.exists());
-    let calls = "{\"tool\": \"marker_tool\"}\n{\"tool\": \"marker_tool\"}\n";
-    let output = ok(run_marked(&env, &["run"], calls, &marker));
-    assert_eq!(
-        results(&output),
-        [
-            (false, "from load-marker".to_owned()),
-            (false, "from load-marker".to_owned())
-        ]
-    );
-    assert_eq!(fs::read_to_string(&marker).unwrap(), "loaded\n");
+    calling_twice_opens_once(&env, &marker);
 }
 
 #[test]

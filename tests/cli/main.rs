@@ -9,7 +9,6 @@ mod discovery;
 mod display;
 mod hardening;
 mod installed;
-mod installed_project;
 mod isolate;
 mod limits;
 mod mcp;

@@ -46,6 +46,22 @@ fn building(dir: &Path) -> String {
     format!("Building {} (cargo build --release)\n", dir.display())
 }
 
+/// `add DIR` failed after it said it was building `dir`, and its last
+/// line is `error_line`.
+fn refused_after_building(output: &Output, dir: &Path, error_line: &str) {
+    assert_eq!(output.code, Some(1), "{output:?}");
+    assert!(
+        output.stderr.starts_with(&building(dir)),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stderr.ends_with(&format!("\n{error_line}\n")),
+        "{}",
+        output.stderr
+    );
+}
+
 #[test]
 fn a_new_pack_crate_is_built_added_and_its_tool_called() {
     let env = Env::new();
@@ -124,23 +140,17 @@ fn a_crate_in_a_workspace_gives_its_own_library_from_the_workspace_target() {
     .unwrap();
 
     let output = add_dir(&env, &ws.join("second"), None);
-    assert_eq!(output.code, Some(1), "{output:?}");
     let library = canonical(&ws)
         .join("target/release")
         .join(pack_file_name("second-lib"));
-    assert!(
-        output.stderr.starts_with(&building(&ws.join("second"))),
-        "{}",
-        output.stderr
-    );
     // Built and found; then checked, as any library is.
-    assert!(
-        output.stderr.ends_with(&format!(
-            "\nerror: cannot add {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader)\n",
+    refused_after_building(
+        &output,
+        &ws.join("second"),
+        &format!(
+            "error: cannot add {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader)",
             library.display()
-        )),
-        "{}",
-        output.stderr
+        ),
     );
 
     let output = add_dir(&env, &ws, None);
@@ -166,19 +176,13 @@ fn a_crate_without_a_cdylib_or_that_fails_to_build_is_refused() {
         false,
     );
     let output = add_dir(&env, &rlib, None);
-    assert_eq!(output.code, Some(1), "{output:?}");
-    assert!(
-        output.stderr.starts_with(&building(&rlib)),
-        "{}",
-        output.stderr
-    );
-    assert!(
-        output.stderr.ends_with(&format!(
-            "\nerror: {} builds no library xcsh can load: its [lib] needs crate-type = [\"cdylib\"]\n",
+    refused_after_building(
+        &output,
+        &rlib,
+        &format!(
+            "error: {} builds no library xcsh can load: its [lib] needs crate-type = [\"cdylib\"]",
             rlib.display()
-        )),
-        "{}",
-        output.stderr
+        ),
     );
 
     let broken = env.work().join("broken");
@@ -190,18 +194,17 @@ fn a_crate_without_a_cdylib_or_that_fails_to_build_is_refused() {
         false,
     );
     let output = add_dir(&env, &broken, None);
-    assert_eq!(output.code, Some(1), "{output:?}");
+    refused_after_building(
+        &output,
+        &broken,
+        &format!(
+            "error: cargo build --release failed in {} (exit status: 101)",
+            broken.display()
+        ),
+    );
     assert!(
         output.stderr.contains("broken on purpose"),
         "cargo's diagnostics are shown: {}",
-        output.stderr
-    );
-    assert!(
-        output.stderr.ends_with(&format!(
-            "\nerror: cargo build --release failed in {} (exit status: 101)\n",
-            broken.display()
-        )),
-        "{}",
         output.stderr
     );
     assert!(!env.user_data_dir().join("packs.json").exists());

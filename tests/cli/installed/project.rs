@@ -4,21 +4,12 @@
 //! user's.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{Env, Output, canonical, copy_pack};
-
-/// Copies the built pack `name` into the working directory's `packs/`.
-fn pack(env: &Env, name: &str) -> PathBuf {
-    canonical(&copy_pack(name, &env.work().join("packs")))
-}
-
-fn ok(output: Output) -> Output {
-    assert_eq!(output.code, Some(0), "{output:?}");
-    output
-}
+use super::{list_json, ok, pack, results};
+use crate::support::{Env, canonical};
 
 fn arg(path: &Path) -> &str {
     path.to_str().unwrap()
@@ -64,10 +55,6 @@ fn warnings(json: &Value) -> Vec<String> {
     strings(&json["report"]["warnings"])
 }
 
-fn list_json(env: &Env) -> Value {
-    serde_json::from_str(&ok(env.run(&["pack", "list", "--json"], "")).stdout).unwrap()
-}
-
 /// Each listed pack's name, scope and state.
 fn listed(json: &Value) -> Vec<[String; 3]> {
     json["packs"]
@@ -81,22 +68,6 @@ fn listed(json: &Value) -> Vec<[String; 3]> {
 /// `[name, scope, state]`.
 fn row(name: &str, scope: &str, state: &str) -> [String; 3] {
     [name, scope, state].map(str::to_owned)
-}
-
-/// The text of each result line of an `xcsh run`.
-fn results(output: &Output) -> Vec<(bool, String)> {
-    output
-        .stdout
-        .lines()
-        .map(|line| {
-            let json: Value = serde_json::from_str(line).unwrap();
-            let result = &json["result"];
-            (
-                result["isError"].as_bool().unwrap(),
-                result["content"][0]["text"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
 }
 
 /// Flips the last byte of `path`, keeping its size, inode and modification
