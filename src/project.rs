@@ -323,10 +323,7 @@ pub fn changed_since_trusted(file: &Path, dir: &Path) -> String {
 /// `a`, `a and b`, `a, b and c`.
 fn list(paths: &[&Path]) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    match names.as_slice() {
-        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => names.concat(),
-    }
+    crate::render::and_list(&names)
 }
 
 /// `path` as one shell word: as it is when it holds only characters no

@@ -156,6 +156,18 @@ pub fn loaded_packs(report: &LoadReport) -> Vec<String> {
         .collect()
 }
 
+/// `a`, `a and b`, `a, b and c` (empty for none).
+pub fn and_list<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_owned(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", rest.join(", "), last.as_ref())
+        }
+    }
+}
+
 /// `1 pack`, `2 packs`.
 pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })

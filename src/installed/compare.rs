@@ -5,6 +5,7 @@
 use xcsh_core::Tool;
 
 use super::registry::ToolRecord;
+use crate::render::and_list;
 
 /// The descriptor of `tool` as the registry records it.
 pub fn record_of(tool: &dyn Tool) -> ToolRecord {
@@ -47,13 +48,7 @@ pub fn difference(before: &[ToolRecord], after: &[ToolRecord]) -> Option<String>
             .into_iter()
             .filter_map(|(differs, field)| differs.then_some(field))
             .collect();
-            let (last, rest) = fields.split_last()?;
-            let fields = if rest.is_empty() {
-                (*last).to_owned()
-            } else {
-                format!("{} and {last}", rest.join(", "))
-            };
-            Some(format!("the {fields} of {}", old.name))
+            (!fields.is_empty()).then(|| format!("the {} of {}", and_list(&fields), old.name))
         })
         .collect();
     (!changed.is_empty()).then(|| changed.join(", "))

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use xcsh_core::ToolHints;
 
 use super::schema::RecordedSchema;
+use crate::render::and_list;
 
 /// The registry's file name, in the user's xcsh data directory and in a
 /// project's `.xcsh` directory.
@@ -134,12 +135,7 @@ impl FileStamp {
         if differs.is_empty() {
             FileState::Unchanged
         } else {
-            let what = match differs.as_slice() {
-                [one] => (*one).to_owned(),
-                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-                [] => unreachable!("differs is not empty"),
-            };
-            FileState::Changed(format!("its {what} changed"))
+            FileState::Changed(format!("its {} changed", and_list(&differs)))
         }
     }
 }

@@ -155,3 +155,11 @@ fn a_deep_stack_shows_the_newest_labels_and_how_many_more() {
         "⏳ 100000 pending (newest first): E; D; C; B; A; … and 99995 more"
     );
 }
+
+#[test]
+fn and_list_joins_like_a_sentence() {
+    assert_eq!(and_list::<&str>(&[]), "");
+    assert_eq!(and_list(&["a"]), "a");
+    assert_eq!(and_list(&["a", "b"]), "a and b");
+    assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");
+}
