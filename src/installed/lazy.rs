@@ -23,43 +23,45 @@ use crate::isolate::{IsolationPolicy, SessionLoader};
 /// could not be opened (kept: the session does not try again).
 type Opened = Result<HashMap<String, Arc<dyn Tool>>, String>;
 
+/// What opening any installed pack of one session needs: made once per
+/// session and shared by its packs.
+#[derive(Debug)]
+pub struct OpenContext {
+    /// Which packs run in a process of their own, and how.
+    pub isolation: IsolationPolicy,
+    /// The session's time limit (an isolated pack's open is bounded by it).
+    pub timeout: Option<Duration>,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The session's store, which pushes go into.
+    pub store: Weak<PendingActionStore>,
+    /// The binding in-process packs push through.
+    pub binding: HostBinding,
+}
+
 /// One installed pack of one session.
 pub struct LazyPack {
     record: PackRecord,
     registry: Arc<RegistryFile>,
     isolated: bool,
-    isolation: IsolationPolicy,
-    timeout: Option<Duration>,
-    cwd: PathBuf,
-    store: Weak<PendingActionStore>,
-    binding: HostBinding,
+    context: Arc<OpenContext>,
     opened: Mutex<Option<Opened>>,
 }
 
 impl LazyPack {
-    /// The pack `record` (from the registry `registry`) for a session
-    /// working in `cwd` whose pushes go through `binding` into `store`;
-    /// `isolated` when it runs in its own process under `isolation`.
-    #[allow(clippy::too_many_arguments)]
+    /// The pack `record` (from the registry `registry`), opened at first
+    /// use as `context` says; `isolated` when it runs in its own process.
     pub fn new(
         record: PackRecord,
         registry: Arc<RegistryFile>,
         isolated: bool,
-        isolation: IsolationPolicy,
-        timeout: Option<Duration>,
-        cwd: PathBuf,
-        store: Weak<PendingActionStore>,
-        binding: HostBinding,
+        context: Arc<OpenContext>,
     ) -> Self {
         Self {
             record,
             registry,
             isolated,
-            isolation,
-            timeout,
-            cwd,
-            store,
-            binding,
+            context,
             opened: Mutex::new(None),
         }
     }
@@ -140,11 +142,11 @@ impl LazyPack {
         let tools: Vec<Arc<dyn Tool>> = if self.isolated {
             let loader = SessionLoader {
                 trust: &trust,
-                isolation: &self.isolation,
-                timeout: self.timeout,
+                isolation: &self.context.isolation,
+                timeout: self.context.timeout,
             };
             let (pack, specs) = loader
-                .start(&self.cwd, self.store.clone(), &record.path)
+                .start(&self.context.cwd, self.context.store.clone(), &record.path)
                 .map_err(|e| e.to_string())?;
             specs
                 .into_iter()
@@ -156,7 +158,7 @@ impl LazyPack {
             let library =
                 PackLibrary::open_trusted(&record.path, &trust).map_err(|e| e.to_string())?;
             library
-                .create_tools(&self.binding)
+                .create_tools(&self.context.binding)
                 .map_err(|e| e.to_string())?
                 .into_iter()
                 .map(|tool| Arc::new(tool) as Arc<dyn Tool>)

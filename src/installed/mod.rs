@@ -28,7 +28,7 @@ use std::sync::Arc;
 use xcsh_core::{RegistryError, Session};
 use xcsh_loader::{HostBinding, LoadReport, ToolConflict};
 
-pub use lazy::{LazyPack, LazyTool};
+pub use lazy::{LazyPack, LazyTool, OpenContext};
 pub use registry::{PackRecord, REGISTRY_FILE_NAME, Registry};
 pub use registry_file::{Registries, RegistryFile, Scope, UsedRegistry};
 
@@ -46,7 +46,13 @@ pub fn offer(
     report: &mut LoadReport,
     before: &[Arc<LazyPack>],
 ) -> Vec<Arc<LazyPack>> {
-    let binding = HostBinding::for_session(session);
+    let context = Arc::new(OpenContext {
+        isolation: policy.isolation.clone(),
+        timeout: policy.tool_timeout,
+        cwd: session.cwd().to_path_buf(),
+        store: Arc::downgrade(session.store()),
+        binding: HostBinding::for_session(session),
+    });
     let mut offered = Vec::new();
     for record in used.registry.packs.into_values() {
         if report
@@ -67,11 +73,7 @@ pub fn offer(
             record,
             Arc::clone(&used.file),
             isolated,
-            policy.isolation.clone(),
-            policy.tool_timeout,
-            session.cwd().to_path_buf(),
-            Arc::downgrade(session.store()),
-            binding.clone(),
+            Arc::clone(&context),
         ));
         for index in 0..pack.record().tools.len() {
             // Checked by `xcsh pack add`: compiled at the tool's first call.
