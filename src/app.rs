@@ -9,12 +9,14 @@ use anyhow::Context as _;
 use clap::Parser as _;
 use tracing::Level;
 
-use crate::agent::{Agent, RunPolicy};
-use crate::approve::flags::FlagAnswer;
-use crate::approve::terminal::TerminalApprover;
+use xcsh_agent::Agent;
+use xcsh_agent::approve::{self, flags::FlagAnswer};
+use xcsh_isolate as isolate;
+use xcsh_sources::{self as sources, PLUGIN_PATH_ENV, RunPolicy, UserDirs};
+
 use crate::cli::{Cli, Command, PackCommand};
-use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{approve, installed, isolate, journal, mcp, repl, run, template, tools, trust};
+use crate::terminal_approver::TerminalApprover;
+use crate::{journal, pack, repl, run, template, tools, trust};
 
 /// Runs the command line of this process.
 ///
@@ -42,19 +44,19 @@ pub fn run() -> anyhow::Result<ExitCode> {
     };
     crate::logging::init(cli.verbose, quiet_level);
     if let Command::PackHost(_) = cli.command {
-        crate::isolate::serve::serve()?;
+        isolate::serve::serve()?;
         return Ok(ExitCode::SUCCESS);
     }
 
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     if let Command::Pack(command) = &cli.command {
         let user = UserDirs::from_os();
-        let registries = installed::Registries::new(&cwd, user.data.as_ref())?;
+        let registries = sources::Registries::new(&cwd, user.data.as_ref())?;
         match command {
-            PackCommand::Add(args) => installed::commands::add(args, &cwd, &registries)?,
-            PackCommand::List(args) => installed::commands::list(args, &registries)?,
-            PackCommand::Remove(args) => installed::commands::remove(args, &registries)?,
-            PackCommand::Verify(args) => installed::commands::verify(args, &cwd, &registries)?,
+            PackCommand::Add(args) => pack::add(args, &cwd, &registries)?,
+            PackCommand::List(args) => pack::list(args, &registries)?,
+            PackCommand::Remove(args) => pack::remove(args, &registries)?,
+            PackCommand::Verify(args) => pack::verify(args, &cwd, &registries)?,
             PackCommand::New(_) => unreachable!("written above"),
         }
         return Ok(ExitCode::SUCCESS);
@@ -73,14 +75,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
     // part of start-up.
     let user_registry = UserDirs::from_os().data.map(|data| {
         std::thread::spawn(move || {
-            installed::UsedRegistry::user(data.join(installed::REGISTRY_FILE_NAME))
+            sources::UsedRegistry::user(data.join(sources::REGISTRY_FILE_NAME))
         })
     });
     let env = std::env::var_os(PLUGIN_PATH_ENV);
     let collected = sources::collect(cli.packs(), &cwd, env.as_deref(), &UserDirs::from_os())?;
     let mut discovery = sources::discover(&collected.sources);
     if let Some((dir, record)) = &collected.settings.project.trusted {
-        crate::project::hold_back_new_packs(&mut discovery, dir, record);
+        sources::project::hold_back_new_packs(&mut discovery, dir, record);
     }
     discovery.warnings.splice(0..0, collected.skipped);
     for warning in &discovery.warnings {
@@ -105,9 +107,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
     registries.extend(collected.project_registry);
     agent.offer_installed(registries, &policy);
     approve::install_policies(&agent, &collected.settings, cli.packs());
-    journal::install(&agent, &collected.settings, &cwd);
+    xcsh_agent::journal::install(&agent, &collected.settings, &cwd);
     // Who answers an `ask`: the terminal's person, the run's flags; the
-    // MCP server asks its client (see `mcp::serve`).
+    // MCP server asks its client (see `xcsh_mcp::serve`).
     match &cli.command {
         Command::Run(args) => {
             agent
@@ -126,7 +128,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Tools(args) => tools::run(&agent, args)?,
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
-        Command::Mcp(_) => mcp::serve(agent)?,
+        Command::Mcp(_) => xcsh_mcp::serve(agent)?,
         Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
             unreachable!("handled before any pack loads")
         }

@@ -2,7 +2,7 @@
 //!
 //! Lines read `warning: Failed to load tool pack …`, with the event's
 //! fields after the message, control characters escaped
-//! ([`crate::escape::line`]): one event, one line. `-v` raises the level;
+//! ([`xcsh_text::escape::line`]): one event, one line. `-v` raises the level;
 //! `RUST_LOG`, when set, replaces it.
 
 use std::fmt;
@@ -60,6 +60,6 @@ where
         // them apart, then escape, so each event stays one harmless line.
         let mut fields = String::new();
         ctx.format_fields(Writer::new(&mut fields), event)?;
-        writeln!(writer, "{level}: {}", crate::escape::line(&fields))
+        writeln!(writer, "{level}: {}", xcsh_text::escape::line(&fields))
     }
 }

@@ -14,7 +14,7 @@ fn main() -> ExitCode {
         Err(error) => {
             // `{:#}` prints the whole chain on one line: `a: b: c`; escaped,
             // as it may quote a path or a config file.
-            eprintln!("error: {}", xcsh::escape::line(&format!("{error:#}")));
+            eprintln!("error: {}", xcsh_text::escape::line(&format!("{error:#}")));
             ExitCode::FAILURE
         }
     }

@@ -8,7 +8,7 @@
 //! `Discard: …`, the badge and summary taken from the action label's
 //! `Source: summary` form.
 //!
-//! Every text a pack, a tool or a caller chose is escaped ([`crate::escape`]):
+//! Every text a pack, a tool or a caller chose is escaped ([`xcsh_text::escape`]):
 //! one-line fields show their control characters as `\n`, `\u{1b}`…, tool
 //! output keeps its newlines (each continuation line indented) but no other
 //! control character, so no output can forge or rewrite a line.
@@ -19,9 +19,9 @@ use serde_json::Value;
 use xcsh_core::{ContentBlock, PendingSummary, ToolResult};
 use xcsh_loader::LoadReport;
 
-use crate::agent::is_resolve;
-use crate::escape;
-use crate::script::Step;
+use xcsh_agent::is_resolve;
+use xcsh_script::Step;
+use xcsh_text::escape;
 
 /// Marks a successful call.
 pub const OK: &str = "✓";
@@ -154,23 +154,6 @@ pub fn loaded_packs(report: &LoadReport) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// `a`, `a and b`, `a, b and c` (empty for none).
-pub fn and_list<S: AsRef<str>>(items: &[S]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.as_ref().to_owned(),
-        [rest @ .., last] => {
-            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
-            format!("{} and {}", rest.join(", "), last.as_ref())
-        }
-    }
-}
-
-/// `1 pack`, `2 packs`.
-pub fn count(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 #[cfg(test)]

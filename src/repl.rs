@@ -14,11 +14,12 @@ use rustyline::{CompletionType, Config, Editor, Helper};
 use serde_json::{Value, json};
 use xcsh_core::RESOLVE_TOOL_NAME;
 
-use crate::agent::Agent;
-use crate::escape;
+use xcsh_agent::Agent;
+use xcsh_script::{Driver, Request, parse_request};
+use xcsh_sources::UserDirs;
+use xcsh_text::escape;
+
 use crate::render;
-use crate::script::{Driver, Request, parse_request};
-use crate::sources::UserDirs;
 
 /// What `help` prints.
 pub const HELP: &str = r#"Call a tool:
@@ -184,7 +185,7 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
     if left > 0 {
         println!(
             "{} left pending; nothing was applied for {}.",
-            render::count(left, "action"),
+            xcsh_text::count(left, "action"),
             if left == 1 { "it" } else { "them" }
         );
     }
@@ -198,8 +199,8 @@ fn banner(agent: &Agent) -> String {
     format!(
         "xcsh {}: {}, {} loaded, {} failed. Type help for commands, Ctrl-D to quit.",
         env!("CARGO_PKG_VERSION"),
-        render::count(agent.session.tools().len(), "tool"),
-        render::count(agent.report.loaded.len(), "pack"),
+        xcsh_text::count(agent.session.tools().len(), "tool"),
+        xcsh_text::count(agent.report.loaded.len(), "pack"),
         agent.report.failures.len(),
     )
 }

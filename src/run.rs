@@ -1,4 +1,4 @@
-//! `xcsh run`: a scripted session over JSON lines (see [`crate::script`]).
+//! `xcsh run`: a scripted session over JSON lines (see [`xcsh_script`]).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
@@ -6,12 +6,13 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::agent::Agent;
+use xcsh_agent::Agent;
+
 use crate::cli::RunArgs;
 use crate::render;
 use serde_json::Value;
 
-use crate::script::{Driver, Request, parse_line};
+use xcsh_script::{Driver, Request, parse_line};
 
 /// The longest input line read into memory; a longer one is skipped
 /// (streamed past, not buffered) with an error result.

@@ -8,12 +8,12 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 use xcsh_core::Policy;
 
-use crate::agent::{Agent, ToolSource};
+use xcsh_agent::{Agent, ToolSource};
+use xcsh_isolate::sandbox;
+use xcsh_sources::Scope;
+use xcsh_text::{count, escape};
+
 use crate::cli::ToolsArgs;
-use crate::escape;
-use crate::installed::Scope;
-use crate::isolate::sandbox;
-use crate::render::count;
 
 /// Prints the tools and the load report.
 ///
@@ -40,7 +40,7 @@ pub fn run(agent: &Agent, args: &ToolsArgs) -> anyhow::Result<()> {
 }
 
 /// The human-readable listing; every name, label, path and message a pack
-/// supplied is escaped ([`crate::escape::line`]).
+/// supplied is escaped ([`escape::line`]).
 pub fn to_text(agent: &Agent) -> String {
     let tools = agent.session.tools();
     let sources = agent.tool_sources();
@@ -153,7 +153,7 @@ fn describe_loaded(agent: &Agent, pack: &xcsh_loader::LoadedPack) -> String {
 }
 
 /// `NAME VERSION (PATH), installed, not opened` of an installed pack.
-fn describe_installed(pack: &crate::installed::LazyPack) -> String {
+fn describe_installed(pack: &xcsh_installed::LazyPack) -> String {
     let record = pack.record();
     format!(
         "{} {} ({}), {}",
@@ -165,7 +165,7 @@ fn describe_installed(pack: &crate::installed::LazyPack) -> String {
 }
 
 /// `installed, not opened`, `installed in project, isolated, opened`…
-fn installed_state(pack: &crate::installed::LazyPack) -> String {
+fn installed_state(pack: &xcsh_installed::LazyPack) -> String {
     format!(
         "installed{}, {}{}",
         match pack.scope() {
@@ -184,7 +184,7 @@ fn installed_state(pack: &crate::installed::LazyPack) -> String {
 /// The approval policy of the tool called `name`; `None` for `resolve`,
 /// which pushes nothing.
 fn policy_of(agent: &Agent, name: &str) -> Option<Policy> {
-    (!crate::agent::is_resolve(name)).then(|| agent.session.policy(name))
+    (!xcsh_agent::is_resolve(name)).then(|| agent.session.policy(name))
 }
 
 /// The JSON listing: `{"tools": [...], "report": {...}}`, each tool with its

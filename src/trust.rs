@@ -6,11 +6,12 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
+use xcsh_sources::UserDirs;
+use xcsh_sources::project::Project;
+use xcsh_sources::trust_store::{ProjectRecord, TRUST_FILE_NAME, TrustStore};
+use xcsh_text::count;
+
 use crate::cli::TrustArgs;
-use crate::project::Project;
-use crate::render::count;
-use crate::sources::UserDirs;
-use crate::trust_store::{ProjectRecord, TRUST_FILE_NAME, TrustStore};
 
 /// Runs `xcsh trust` in the working directory `cwd`.
 ///

@@ -24,13 +24,13 @@ use std::time::Instant;
 
 use plotters::prelude::*;
 use serde_json::json;
-use xcsh::installed::registry::{FileStamp, REGISTRY_VERSION};
-use xcsh::installed::{PackRecord, Registry};
 use xcsh_benches::process_run::{
     MIDDLEMAN_ARG, Run, median, run_through, selected, serve_middleman,
 };
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
+use xcsh_sources::registry::{FileStamp, REGISTRY_VERSION};
+use xcsh_sources::{PackRecord, Registry};
 
 /// Pack counts of the figure.
 const COUNTS: [usize; 5] = [0, 1, 10, 50, 100];
@@ -199,9 +199,9 @@ fn series(xcsh: &Path, template: &PackRecord, mode: Mode) -> Series {
 /// The first call of an installed pack and a call of the opened pack, in
 /// nanoseconds (medians), in-process through the agent library.
 fn first_call(xcsh_exe: &Path) -> (f64, f64) {
-    use xcsh::agent::{Agent, RunPolicy};
-    use xcsh::sources::Discovery;
+    use xcsh_agent::Agent;
     use xcsh_core::ToolCall;
+    use xcsh_sources::{Discovery, RunPolicy};
     let pack = bench_pack_path();
     let mut first = Vec::new();
     let mut opened = Vec::new();
@@ -221,7 +221,7 @@ fn first_call(xcsh_exe: &Path) -> (f64, f64) {
             work.path(),
             Discovery::default(),
             &RunPolicy::default(),
-            vec![xcsh::installed::UsedRegistry::user(registry).expect("read the registry")],
+            vec![xcsh_sources::UsedRegistry::user(registry).expect("read the registry")],
         )
         .expect("start the agent");
         let noop = agent

@@ -18,12 +18,13 @@ use std::process::Command;
 
 use criterion::{BenchmarkId, Criterion};
 use serde_json::json;
-use xcsh::agent::{DEFAULT_TOOL_TIMEOUT, RunPolicy, start_session};
-use xcsh::isolate::IsolationPolicy;
+use xcsh_agent::start_session;
 use xcsh_bench_pack::base_name;
 use xcsh_benches::report::{Row, Target, save_section, timing_table};
 use xcsh_benches::{bench_pack_path, xcsh_binary};
 use xcsh_core::{Session, ToolCall};
+use xcsh_isolate::IsolationPolicy;
+use xcsh_sources::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
 
 /// A session with the benchmark pack, in one mode.
 struct Fixture {

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use xcsh::script::{Driver, parse_line};
+use xcsh_script::{Driver, parse_line};
 use xcsh_core::{PendingAction, Session, ToolOutput};
 
 fuzz_target!(|data: &[u8]| {

@@ -32,6 +32,7 @@ pub mod discover;
 mod error;
 mod execute_context;
 mod factory;
+mod hash;
 mod host_api;
 mod library;
 mod load;
@@ -46,12 +47,13 @@ mod trust;
 pub use crash::{ISOLATION_HINT, disable_crash_reports};
 pub use error::LoadError;
 pub use factory::create_tools_in_process;
+pub use hash::sha256_hex;
 pub use host_api::{HostBinding, STORE_UNAVAILABLE};
 pub use library::PackLibrary;
 pub use load::{PackLoader, load_packs, load_packs_with};
 pub use pack_tool::PackTool;
 pub use report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
-pub use trust::{TrustPolicy, sha256_hex};
+pub use trust::TrustPolicy;
 
 #[cfg(test)]
 mod tests {

@@ -86,7 +86,7 @@ impl PackFile {
             }
             hasher.update(&buffer[..read]);
         }
-        Ok(crate::trust::hex(&hasher.finalize()))
+        Ok(crate::hash::hex(&hasher.finalize()))
     }
 
     /// The path the OS loader should open so that it maps this very file,

@@ -4,8 +4,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::LoadError;
 use crate::pack_file::PackFile;
 
@@ -174,16 +172,6 @@ fn canonical_pin(path: PathBuf, hash: &str) -> (PathBuf, String) {
     (path, hash.trim().to_ascii_lowercase())
 }
 
-/// The lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// `bytes` in lowercase hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 impl fmt::Debug for TrustPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TrustPolicy")
@@ -198,14 +186,7 @@ impl fmt::Debug for TrustPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hashes_are_lowercase_hex() {
-        assert_eq!(
-            sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-    }
+    use crate::hash::sha256_hex;
 
     #[cfg(unix)]
     #[test]

@@ -4,7 +4,7 @@ use xcsh_core::{ToolChoice, ToolResult};
 use xcsh_core::PendingActionView;
 
 use super::*;
-use crate::script::Step;
+use xcsh_script::Step;
 
 fn view(label: &str) -> PendingActionView {
     PendingActionView {
@@ -154,12 +154,4 @@ fn a_deep_stack_shows_the_newest_labels_and_how_many_more() {
         pending_line(&summary).unwrap(),
         "⏳ 100000 pending (newest first): E; D; C; B; A; … and 99995 more"
     );
-}
-
-#[test]
-fn and_list_joins_like_a_sentence() {
-    assert_eq!(and_list::<&str>(&[]), "");
-    assert_eq!(and_list(&["a"]), "a");
-    assert_eq!(and_list(&["a", "b"]), "a and b");
-    assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");
 }

@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use xcsh::agent::{Agent, RunPolicy};
-use xcsh::isolate::{IsolationPolicy, PackIsolation};
-use xcsh::sources::Discovery;
+use xcsh_agent::Agent;
 use xcsh_core::{ToolCall, ToolResult};
+use xcsh_isolate::{IsolationPolicy, PackIsolation};
+use xcsh_sources::{Discovery, RunPolicy};
 
 use crate::support::{XCSH, pack_path};
 
@@ -138,7 +138,7 @@ pub fn files(dir: &Path) -> Vec<String> {
 /// An entry of `[isolation.packs]`.
 pub fn entry(
     memory_limit_mb: Option<u64>,
-    capabilities: Vec<xcsh::isolate::Capability>,
+    capabilities: Vec<xcsh_isolate::Capability>,
 ) -> PackIsolation {
     PackIsolation {
         isolate: true,

@@ -217,8 +217,8 @@ fn progress_and_cancellation_cross_to_an_isolated_pack() {
 /// The load report's lines for packs that fail to load, in one mode.
 fn load_problems(mode: Mode) -> Vec<String> {
     let dir = tempfile::TempDir::new().unwrap();
-    let policy = xcsh::agent::RunPolicy {
-        isolation: xcsh::isolate::IsolationPolicy {
+    let policy = xcsh_sources::RunPolicy {
+        isolation: xcsh_isolate::IsolationPolicy {
             all: mode == Mode::Isolated,
             host_exe: Some(crate::support::XCSH.into()),
             ..Default::default()
@@ -233,9 +233,9 @@ fn load_problems(mode: Mode) -> Vec<String> {
         "fixture-conflict-b",
     ]
     .map(crate::support::pack_path);
-    let agent = xcsh::agent::Agent::start(
+    let agent = xcsh_agent::Agent::start(
         dir.path(),
-        xcsh::sources::Discovery {
+        xcsh_sources::Discovery {
             packs: packs.to_vec(),
             from_project: Vec::new(),
             warnings: Vec::new(),

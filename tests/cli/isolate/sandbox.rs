@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::json;
 use tempfile::TempDir;
-use xcsh::isolate::Capability;
+use xcsh_isolate::Capability;
 use xcsh_isolate_protocol::SandboxStatus;
 
 use super::{Options, TestAgent, entry};

@@ -1,0 +1,97 @@
+//! Checking a pack in a child process, as loading does: a pack being added
+//! is untrusted code, so its load-time code runs in a `xcsh pack-host`
+//! process (sandboxed where the kernel allows), never in this one.
+
+use std::path::Path;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use xcsh_isolate_protocol::{OpenPack, Opened, SandboxRequest};
+
+use crate::compare::difference;
+use xcsh_isolate::process::{PackProcess, StartSpec};
+use xcsh_isolate::wire;
+use xcsh_sources::registry::ToolRecord;
+
+/// [`check_in_child`] twice, in two processes at once. Installed tools
+/// are offered from their record, so a pack whose tools differ between two
+/// loads (a name made from an address or a random number) is refused here
+/// rather than at every first use.
+///
+/// # Errors
+///
+/// Either check failed (the first one's cause when both did), or the two
+/// loads offered different tools.
+pub fn check_twice(
+    path: &Path,
+    cwd: &Path,
+    open_limit: Option<Duration>,
+) -> Result<(Opened, Vec<ToolRecord>), String> {
+    let (first, second) = std::thread::scope(|scope| {
+        let second = scope.spawn(|| check_in_child(path, cwd, open_limit));
+        let first = check_in_child(path, cwd, open_limit);
+        (first, second.join())
+    });
+    let (opened, tools) = first?;
+    let (_, again) = second.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+    match difference(&tools, &again) {
+        None => Ok((opened, tools)),
+        Some(difference) => Err(format!(
+            "its tools differ between two loads ({difference}); a pack must offer the same tools every time it is opened"
+        )),
+    }
+}
+
+/// Opens the pack at `path` (canonical) in a child process working in
+/// `cwd`, reads what it offers and stops the process. Everything the
+/// loader checks is checked there: object headers, ABI version, type
+/// layouts, the factory and every tool's name and schema.
+///
+/// # Errors
+///
+/// The loader's one-line cause, or how the child ended (a crash in the
+/// pack's load-time code included, or its being stopped after
+/// `open_limit`).
+pub fn check_in_child(
+    path: &Path,
+    cwd: &Path,
+    open_limit: Option<Duration>,
+) -> Result<(Opened, Vec<ToolRecord>), String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find the xcsh executable to check it with: {e}"))?;
+    let spec = StartSpec {
+        exe,
+        verbosity: 0,
+        open: OpenPack {
+            path: path.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            // Checking writes nothing and reaches nothing.
+            sandbox: SandboxRequest {
+                writable: vec![std::env::temp_dir()],
+                write_anywhere: false,
+                network: false,
+                required: false,
+            },
+            memory_limit: None,
+        },
+        open_limit,
+    };
+    let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))?;
+    process.shut_down();
+    let tools = opened
+        .tools
+        .iter()
+        .map(|spec| {
+            let parameters: serde_json::Value = serde_json::from_str(&spec.parameters_json)
+                .map_err(|e| format!("{}: parameters are not valid JSON: {e}", spec.name))?;
+            Ok(ToolRecord {
+                name: spec.name.clone(),
+                label: spec.label.clone(),
+                description: spec.description.clone(),
+                parameters: parameters.into(),
+                hints: wire::hints_from_wire(spec.hints),
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    Ok((opened, tools))
+}

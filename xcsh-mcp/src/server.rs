@@ -1,0 +1,258 @@
+//! The MCP server of one connection: its session's tools, one call at a
+//! time, and the list-changed notifications.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+};
+use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::{Map, Value};
+use tokio::sync::watch;
+use xcsh_core::{CancellationToken, RESOLVE_TOOL_NAME, Subscription, ToolCall, ToolContext};
+
+use super::convert;
+use super::elicit::{ElicitingApprover, ModernCall};
+use super::notify::ListChanged;
+use super::stdio::input_closed;
+use xcsh_agent::Agent;
+
+/// What the server tells a client model in `initialize` (and discovery).
+pub const INSTRUCTIONS: &str = "Destructive tools only preview: they register a pending action \
+and change nothing. Call `resolve` with {\"action\": \"apply\" | \"discard\", \"reason\": \"...\"} \
+to apply or discard the newest one; `resolve` is listed only while something is pending.";
+
+/// Serves one session's tools to one MCP client.
+#[derive(Clone, Debug)]
+pub struct XcshServer {
+    agent: Arc<Agent>,
+    /// One call at a time, in arrival order, so each result carries the
+    /// reminders its own call queued; shutdown takes it to wait for calls.
+    calls: Arc<tokio::sync::Mutex<()>>,
+    list_changed: Arc<ListChanged>,
+    next_call: Arc<AtomicU64>,
+    /// Flips when the client closes its end; ends listen streams.
+    input_closed: Option<watch::Receiver<bool>>,
+    /// Asks the client's user under the `ask` policy; learns the peer
+    /// from each call.
+    approver: Option<Arc<ElicitingApprover>>,
+}
+
+impl XcshServer {
+    /// A server over `agent`'s session.
+    pub fn new(agent: Arc<Agent>) -> Self {
+        let store = Arc::clone(agent.session.store());
+        Self {
+            agent,
+            calls: Arc::new(tokio::sync::Mutex::new(())),
+            list_changed: Arc::new(ListChanged::new(store)),
+            next_call: Arc::new(AtomicU64::new(1)),
+            input_closed: None,
+            approver: None,
+        }
+    }
+
+    /// Lets `approver` ask this connection's client.
+    pub fn asking_through(mut self, approver: Arc<ElicitingApprover>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Ends `subscriptions/listen` streams once `input_closed` flips (see
+    /// [`super::stdio::WatchEof`]).
+    pub fn ending_with(mut self, input_closed: watch::Receiver<bool>) -> Self {
+        self.input_closed = Some(input_closed);
+        self
+    }
+
+    /// The session's agent.
+    pub fn agent(&self) -> &Arc<Agent> {
+        &self.agent
+    }
+
+    /// Waits for the call in progress, if any, then holds off new ones.
+    pub async fn stop_calls(&self) -> tokio::sync::OwnedMutexGuard<()> {
+        Arc::clone(&self.calls).lock_owned().await
+    }
+
+    /// Sends list-changed notifications for pushes made outside a call's
+    /// own bookkeeping (e.g. a pack thread pushing after its call returned)
+    /// until the returned watcher drops. Must run inside the runtime.
+    pub fn watch_pushes(&self) -> PushWatcher {
+        let wake = Arc::new(tokio::sync::Notify::new());
+        let listener_wake = Arc::clone(&wake);
+        let subscription = self
+            .agent
+            .session
+            .store()
+            .subscribe(move |_| listener_wake.notify_one());
+        let list_changed = Arc::clone(&self.list_changed);
+        let task = tokio::spawn(async move {
+            loop {
+                wake.notified().await;
+                list_changed.sync().await;
+            }
+        });
+        PushWatcher {
+            _subscription: subscription,
+            task,
+        }
+    }
+}
+
+/// Keeps [`XcshServer::watch_pushes`] running; stops it when dropped.
+#[derive(Debug)]
+pub struct PushWatcher {
+    _subscription: Subscription,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for PushWatcher {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl ServerHandler for XcshServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("xcsh", env!("CARGO_PKG_VERSION")).with_title("xcsh tool packs"),
+        )
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.list_changed.set_peer(&context.peer);
+        let tools = self
+            .agent
+            .session
+            .offered_tools()
+            .iter()
+            .map(|tool| convert::tool(tool.as_ref()))
+            .collect();
+        // The list changes with the pending stack: never cache it.
+        Ok(ListToolsResult::with_all_items(tools).with_ttl_ms(0))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.list_changed.set_peer(&context.peer);
+        if let Some(approver) = &self.approver {
+            approver.set_peer(&context.peer);
+        }
+        // A 2026-07-28 client (no `initialize`) is asked through an
+        // input-required result, and answers by retrying the call.
+        let modern = self
+            .approver
+            .clone()
+            .filter(|_| context.peer.peer_info().is_none());
+        let retry = request.request_state.is_some() || request.input_responses.is_some();
+        let can_ask = context
+            .client_capabilities()
+            .and_then(|capabilities| capabilities.elicitation)
+            .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
+        let arguments = request
+            .arguments
+            .map_or_else(|| Value::Object(Map::new()), Value::Object);
+        let id = format!("mcp-{}", self.next_call.fetch_add(1, Ordering::Relaxed));
+        let call = ToolCall::new(id, request.name.into_owned(), arguments);
+
+        let cancellation = CancellationToken::new();
+        let cancel_on_request = {
+            let (token, request_cancelled) = (cancellation.clone(), context.ct.clone());
+            tokio::spawn(async move {
+                request_cancelled.cancelled().await;
+                token.cancel();
+            })
+        };
+        let one_at_a_time = self.stop_calls().await;
+        if let Some(approver) = &modern {
+            let answer = if retry {
+                let newest = self.agent.session.store().peek().map(|entry| entry.id());
+                let redeemed = if call.name == RESOLVE_TOOL_NAME {
+                    approver.redeem(
+                        request.request_state.as_deref(),
+                        request.input_responses.as_ref(),
+                        newest,
+                    )
+                } else {
+                    Err(super::elicit::STATE_UNKNOWN)
+                };
+                match redeemed {
+                    Ok(answer) => Some(answer),
+                    Err(refused) => {
+                        cancel_on_request.abort();
+                        tracing::warn!(tool = %call.name, "{refused}");
+                        return Ok(CallToolResult::error(vec![ContentBlock::text(refused)]).into());
+                    }
+                }
+            } else {
+                None
+            };
+            approver.begin_modern_call(ModernCall { can_ask, answer });
+        }
+        let agent = Arc::clone(&self.agent);
+        let outcome = tokio::task::spawn_blocking(move || {
+            let _one_at_a_time = one_at_a_time;
+            tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
+            let session = &agent.session;
+            let context = ToolContext::new(call.id.clone(), session.cwd().to_path_buf())
+                .with_cancellation(cancellation);
+            let result = session.execute_with(&call, context);
+            // Inside the one-call-at-a-time section, like its beginning.
+            let input_required = modern.and_then(|approver| approver.end_modern_call());
+            (result, session.take_messages(), input_required)
+        })
+        .await;
+        cancel_on_request.abort();
+        let (result, queued, input_required) = outcome.map_err(|error| {
+            ErrorData::internal_error(format!("the tool call task failed: {error}"), None)
+        })?;
+        if let Some(input_required) = input_required {
+            // The action stays pending until the retry brings the answer.
+            return Ok(input_required.into());
+        }
+        // Before the response, so a client sees the new list by the time
+        // the call returns.
+        self.list_changed.sync().await;
+        Ok(convert::result(result, &queued).into())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let key = self.list_changed.add_stream(context.sink().clone());
+        match self.input_closed.clone() {
+            Some(closed) => {
+                tokio::select! {
+                    () = context.cancelled() => {}
+                    () = input_closed(closed) => {}
+                }
+            }
+            None => context.cancelled().await,
+        }
+        self.list_changed.remove_stream(key);
+        Ok(())
+    }
+}

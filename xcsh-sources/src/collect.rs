@@ -1,0 +1,244 @@
+//! Where tool packs come from, in load order, and the library files they
+//! name.
+//!
+//! Order (the first pack loaded wins a tool-name conflict): `--plugin`,
+//! `--plugin-dir`, `XCSH_PLUGIN_PATH`, the config files (`.xcsh/config.toml`
+//! in the working directory, then the user's), then the default directories
+//! (`.xcsh/plugins` in the working directory, then the user's data
+//! directory's `xcsh/plugins`). A path named twice loads once. A source that
+//! names a missing path is a warning; a missing default directory is normal
+//! and says nothing.
+//!
+//! The working directory's `.xcsh` files count only once the user trusts
+//! the directory ([`crate::project`]); until then one warning says what
+//! was skipped and how to trust it. Its pack registry (`.xcsh/packs.json`)
+//! is not a source: [`collect`] hands it, judged, to the session, which
+//! offers its packs after the user's installed packs
+//! (the `xcsh-installed` crate).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::{CONFIG_FILE_NAME, Config};
+use crate::discovery::canonical;
+use crate::flags::PackArgs;
+use crate::project::{Project, RegistryVerdict, Verdict};
+use crate::registry::REGISTRY_FILE_NAME;
+use crate::registry_file::{RegistryFile, UsedRegistry};
+use crate::source::{Expect, Origin, Source};
+use crate::trust_store::{ProjectRecord, TRUST_FILE_NAME, TrustStore};
+use crate::warning::SourceWarning;
+
+/// The user's per-user directories for xcsh (`…/xcsh`), when the OS has them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserDirs {
+    /// The user's xcsh config directory, e.g. `~/.config/xcsh`.
+    pub config: Option<PathBuf>,
+    /// The user's xcsh data directory, e.g. `~/.local/share/xcsh`.
+    pub data: Option<PathBuf>,
+}
+
+impl UserDirs {
+    /// The OS's directories (XDG on Linux, `Library/Application Support`
+    /// on macOS, the known folders on Windows).
+    pub fn from_os() -> Self {
+        Self {
+            config: dirs::config_dir().map(|d| d.join("xcsh")),
+            data: dirs::data_dir().map(|d| d.join("xcsh")),
+        }
+    }
+}
+
+/// How pack code may run, from the config files.
+///
+/// User-level policy comes from the user's config only; a trusted
+/// project's config can only tighten it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// The user's config's `tool_timeout_secs`.
+    pub tool_timeout: Option<Duration>,
+    /// The user's config's `allow_list` entries; `None` when it has none.
+    pub allow_list: Option<Vec<(PathBuf, String)>>,
+    /// The user's config's `[isolation]` table (a project's is ignored).
+    pub isolation: Option<xcsh_isolate::IsolationConfig>,
+    /// The user's config's `[approval]` table.
+    pub approval: Option<crate::config::ApprovalConfig>,
+    /// The user's config's `[journal]` table (a project's is ignored: the
+    /// journal records what a project does, so it is not the project's to
+    /// move or turn off).
+    pub journal: Option<crate::config::JournalConfig>,
+    /// A trusted project's settings, which only tighten the user's.
+    pub project: ProjectSettings,
+}
+
+/// What a trusted project's config and trust record add: each only
+/// tightens what loads and how long it may run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectSettings {
+    /// The project config's `tool_timeout_secs`: lowers the limit, never
+    /// raises it.
+    pub tool_timeout: Option<Duration>,
+    /// The project config's path and `allow_list`: a pack must be on it
+    /// too.
+    pub allow_list: Option<(PathBuf, Vec<(PathBuf, String)>)>,
+    /// The project config's `[approval]` table: makes policies stricter,
+    /// never looser.
+    pub approval: Option<crate::config::ApprovalConfig>,
+    /// The trusted project directory and the pack hashes `xcsh trust`
+    /// recorded for it.
+    pub trusted: Option<(PathBuf, ProjectRecord)>,
+}
+
+/// The sources, in load order, and the settings of the config files read.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// Every source, in load order.
+    pub sources: Vec<Source>,
+    /// Settings from the config files.
+    pub settings: Settings,
+    /// Project files skipped because the directory is not trusted (or
+    /// changed since): one line each.
+    pub skipped: Vec<SourceWarning>,
+    /// The trusted project's pack registry, unchanged since it was
+    /// trusted, when it has one.
+    pub project_registry: Option<UsedRegistry>,
+}
+
+/// Every source, in load order, and the config files' settings. `env` is
+/// the value of [`PLUGIN_PATH_ENV`].
+///
+/// # Errors
+///
+/// An unreadable or invalid config file.
+pub fn collect(
+    args: &PackArgs,
+    cwd: &Path,
+    env: Option<&OsStr>,
+    user: &UserDirs,
+) -> anyhow::Result<Collected> {
+    let source = |path: &Path, origin: Origin, expect| Source {
+        path: cwd.join(path),
+        origin,
+        expect,
+    };
+    let mut sources = Vec::new();
+    for path in &args.plugins {
+        sources.push(source(path, Origin::PluginFlag, Expect::File));
+    }
+    for path in &args.plugin_dirs {
+        sources.push(source(path, Origin::PluginDirFlag, Expect::Dir));
+    }
+    for path in env.map(std::env::split_paths).into_iter().flatten() {
+        if !path.as_os_str().is_empty() {
+            sources.push(source(&path, Origin::Env, Expect::Either));
+        }
+    }
+    let mut settings = Settings::default();
+    let mut skipped = Vec::new();
+    let user_config = user.config.as_ref().map(|d| d.join(CONFIG_FILE_NAME));
+    let user_plugins = user.data.as_ref().map(|d| d.join("plugins"));
+    let project = Project::at(cwd);
+    // A working directory whose `.xcsh` is the user's own directory is the
+    // user's, not a project's.
+    let user_registry = user.data.as_ref().map(|d| d.join(REGISTRY_FILE_NAME));
+    let project_is_users = user_config
+        .as_ref()
+        .is_some_and(|user| canonical(user) == canonical(&project.config))
+        || user_plugins
+            .as_ref()
+            .is_some_and(|user| canonical(user) == canonical(&project.plugins))
+        || user_registry
+            .as_ref()
+            .is_some_and(|user| canonical(user) == canonical(&project.registry));
+    let store = match &user.data {
+        Some(data) => TrustStore::load(&data.join(TRUST_FILE_NAME))?,
+        None => TrustStore::default(),
+    };
+    let mut project_dir_source = None;
+    let mut project_registry = None;
+    if !project_is_users {
+        match project.judge(&store)? {
+            Verdict::Absent => {}
+            Verdict::Skipped(warning) => skipped.push(warning),
+            Verdict::Trusted { config, record } => {
+                tracing::info!(dir = %project.dir.display(), "trusted project");
+                if let Some(config) = &config {
+                    if config.isolation.is_some() {
+                        // Isolation grants capabilities: the user's policy alone.
+                        tracing::warn!(
+                            "Ignoring [isolation] in {}: isolation is set in the user's config file only",
+                            project.config.display()
+                        );
+                    }
+                    settings.project.tool_timeout =
+                        config_timeout(&project.config, config.tool_timeout_secs)?;
+                    settings.project.approval.clone_from(&config.approval);
+                    settings.project.allow_list = config.allow_list.as_ref().map(|list| {
+                        let entries = list.iter().map(|(p, h)| (p.clone(), h.clone()));
+                        (project.config.clone(), entries.collect())
+                    });
+                }
+                let mut project_sources = project.sources(config.as_ref());
+                project_dir_source = project_sources.pop();
+                sources.extend(project_sources);
+                match project.judge_registry(&record)? {
+                    RegistryVerdict::Absent => {}
+                    RegistryVerdict::Changed => skipped.push(project.registry_changed()),
+                    RegistryVerdict::Trusted(registry) => {
+                        let trust_file = user.data.as_ref().map(|d| d.join(TRUST_FILE_NAME));
+                        project_registry = trust_file.map(|trust_file| UsedRegistry {
+                            file: Arc::new(RegistryFile::project(&project.dir, trust_file)),
+                            registry,
+                        });
+                    }
+                }
+                settings.project.trusted = Some((project.dir.clone(), record));
+            }
+        }
+    }
+    if let Some(path) = user_config
+        && let Some(config) = Config::load(&path)?
+    {
+        tracing::info!(path = %path.display(), "read config file");
+        settings.tool_timeout = config_timeout(&path, config.tool_timeout_secs)?;
+        settings.allow_list = config.allow_list.map(|list| list.into_iter().collect());
+        settings.isolation = config.isolation;
+        settings.approval = config.approval;
+        settings.journal = config.journal;
+        let origin = Origin::Config(path);
+        for plugin in config.plugins {
+            sources.push(source(&plugin, origin.clone(), Expect::File));
+        }
+        for dir in config.plugin_dirs {
+            sources.push(source(&dir, origin.clone(), Expect::Dir));
+        }
+    }
+    sources.extend(project_dir_source);
+    if let Some(dir) = user_plugins {
+        sources.push(source(&dir, Origin::DefaultDir, Expect::Dir));
+    }
+    Ok(Collected {
+        sources,
+        settings,
+        skipped,
+        project_registry,
+    })
+}
+
+/// A config's `tool_timeout_secs` as a duration.
+fn config_timeout(path: &Path, secs: Option<f64>) -> anyhow::Result<Option<Duration>> {
+    secs.map(|secs| {
+        Duration::try_from_secs_f64(secs).map_err(|_| {
+            anyhow::anyhow!(
+                "invalid config file {}: tool_timeout_secs must be a number of seconds, 0 or more",
+                path.display()
+            )
+        })
+    })
+    .transpose()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,102 @@
+//! Why a source gave no packs, worded for people, and the wording of the
+//! skip lines of untrusted or changed project files.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use xcsh_text::shell_word;
+
+use crate::source::Origin;
+
+/// Why a source gave no packs.
+#[derive(Debug)]
+pub enum Problem {
+    /// Nothing at that path.
+    NotFound,
+    /// A file where a directory was expected.
+    NotADirectory,
+    /// A directory where a library file was expected.
+    IsADirectory,
+    /// The path could not be read.
+    Unreadable(io::Error),
+    /// The project directory (the warning's path) holds these files and is
+    /// not trusted.
+    NotTrusted(String),
+    /// A file of the project directory (its config, or its pack registry)
+    /// changed since it was trusted; the files `skipped` were skipped.
+    ChangedSinceTrusted {
+        /// What was skipped.
+        skipped: String,
+        /// The file that changed.
+        changed: PathBuf,
+    },
+    /// A pack (the warning's path) that was not there when this project
+    /// directory was trusted.
+    NewSinceTrusted(PathBuf),
+}
+
+/// A source that names a path giving no packs: reported, never fatal.
+#[derive(Debug)]
+pub struct SourceWarning {
+    /// The path.
+    pub path: PathBuf,
+    /// Where it came from.
+    pub origin: Origin,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+impl fmt::Display for SourceWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (path, origin) = (self.path.display(), &self.origin);
+        match &self.problem {
+            Problem::NotFound => write!(f, "Plugin path not found: {path} (from {origin})"),
+            Problem::NotADirectory => write!(
+                f,
+                "Plugin directory is a file: {path} (from {origin}); use --plugin for one pack"
+            ),
+            Problem::IsADirectory => write!(
+                f,
+                "Plugin path is a directory: {path} (from {origin}); use --plugin-dir for a directory"
+            ),
+            Problem::Unreadable(error) => {
+                write!(f, "Cannot read plugin path {path} (from {origin}): {error}")
+            }
+            Problem::NotTrusted(what) => {
+                write!(f, "Skipped {what}: {}", not_trusted(&self.path))
+            }
+            Problem::ChangedSinceTrusted { skipped, changed } => write!(
+                f,
+                "Skipped {skipped}: {}",
+                changed_since_trusted(changed, &self.path)
+            ),
+            Problem::NewSinceTrusted(project) => write!(
+                f,
+                "Skipped {path}: new in {} since it was trusted (to trust it again: xcsh trust {})",
+                project.display(),
+                shell_word(project)
+            ),
+        }
+    }
+}
+
+/// `{dir} is not a trusted project (to trust it: xcsh trust {dir})`.
+pub fn not_trusted(dir: &Path) -> String {
+    format!(
+        "{} is not a trusted project (to trust it: xcsh trust {})",
+        dir.display(),
+        shell_word(dir)
+    )
+}
+
+/// `{file} changed since {dir} was trusted (to trust it again: xcsh trust
+/// {dir})`.
+pub fn changed_since_trusted(file: &Path, dir: &Path) -> String {
+    format!(
+        "{} changed since {} was trusted (to trust it again: xcsh trust {})",
+        file.display(),
+        dir.display(),
+        shell_word(dir)
+    )
+}
