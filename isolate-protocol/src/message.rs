@@ -57,10 +57,17 @@ pub enum Request {
     },
 }
 
+/// The descriptor number at which the child finds the pack's library: a
+/// sealed copy of the file the host opened and checked. The child maps it
+/// and never opens the library by path.
+pub const PACK_FD: i32 = 3;
+
 /// What [`Request::Open`] asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenPack {
-    /// The pack's library file (already checked by the host's trust policy).
+    /// The canonical path of the pack's library, for messages only: the
+    /// library itself is the sealed copy at [`PACK_FD`], checked by the
+    /// host's trust policy.
     pub path: PathBuf,
     /// The session's working directory.
     pub cwd: PathBuf,
@@ -117,6 +124,11 @@ pub enum Reply {
     /// The pack pushed a pending action (sent before the reply of the
     /// call that pushed it).
     Pushed(PushedAction),
+    /// The sandbox the child entered, sent before the pack's library is
+    /// mapped (so before any of its code runs) and only then: the host
+    /// takes the sandbox state from this message, never from
+    /// [`Reply::Opened`].
+    Sandboxed(SandboxStatus),
     /// A partial result of request `id`.
     Progress {
         /// The request.

@@ -168,7 +168,7 @@ fn check_one(trust: &TrustPolicy, path: &Path) -> Result<Opening, LoadError> {
 }
 
 /// After mapping: the layout check, the root module and the factory.
-fn open_one(
+pub(crate) fn open_one(
     opening: &Mapped,
     binding: &HostBinding,
 ) -> Result<(&'static PackLibrary, Vec<PackTool>), LoadError> {
@@ -178,7 +178,7 @@ fn open_one(
 }
 
 /// Registers an opened pack's tools in `session`, noting conflicts.
-fn register(
+pub(crate) fn register(
     session: &Session,
     path: &Path,
     library: &PackLibrary,

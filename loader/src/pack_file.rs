@@ -53,6 +53,29 @@ impl PackFile {
         })
     }
 
+    /// A pack file read through `file` instead (a sealed copy of the
+    /// one opened at `path`), keeping what `fstat` said of the original:
+    /// its owner and mode are what the trust rules judge.
+    pub(crate) fn with_file(self, file: File) -> Self {
+        Self { file, ..self }
+    }
+
+    /// A pack file that is the open `file` itself, known as `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::Unreadable`] if it cannot be `fstat`ed.
+    pub(crate) fn from_open(path: PathBuf, file: File) -> Result<Self, LoadError> {
+        let metadata = file
+            .metadata()
+            .map_err(|e| LoadError::Unreadable(e.to_string()))?;
+        Ok(Self {
+            path,
+            file,
+            metadata,
+        })
+    }
+
     /// The canonical path it was opened at.
     pub(crate) fn path(&self) -> &Path {
         &self.path

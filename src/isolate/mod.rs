@@ -14,10 +14,15 @@
 //!   `XCSH_ISOLATE=1`);
 //! - [`load`]: loading a session's packs, each in its mode;
 //! - [`pack`], [`tool`], [`remote_action`], [`process`]: the agent's side;
+//! - [`handover`] and [`identity`]: what the agent gives a pack's process
+//!   (its own image, the sealed library) and takes from it (the tools;
+//!   name, path and sandbox state only as the agent recorded them);
 //! - [`serve`] and [`sandbox`]: the pack process's side;
 //! - the wire contract is the `xcsh-isolate-protocol` crate.
 
 pub mod ending;
+pub mod handover;
+pub mod identity;
 pub mod load;
 pub mod pack;
 pub mod policy;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::io::{BufReader, BufWriter, Write as _};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -13,13 +13,16 @@ use std::time::{Duration, Instant};
 
 use xcsh_core::{PendingAction, PendingActionStore, ToolContext};
 use xcsh_isolate_protocol::{
-    FrameError, Hello, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request, frame,
+    FrameError, Hello, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request,
+    SandboxStatus, frame,
 };
+
+use xcsh_loader::SealedPack;
 
 use super::ending::Ending;
 use super::serve::SUBCOMMAND;
 use super::stderr_tail::StderrTail;
-use super::{remote_action, wire};
+use super::{handover, identity, remote_action, wire};
 
 /// How often a waiting request looks at its call's cancellation flag.
 const POLL: Duration = Duration::from_millis(20);
@@ -37,8 +40,12 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// What starting a pack's process needs.
 #[derive(Clone, Debug)]
 pub struct StartSpec {
-    /// The `xcsh` executable.
-    pub exe: PathBuf,
+    /// The `xcsh` executable; `None`: this process's own image (see
+    /// [`handover`](super::handover)).
+    pub exe: Option<PathBuf>,
+    /// The pack's library, checked and sealed by the agent: every process
+    /// of the pack maps these bytes.
+    pub pack: Arc<SealedPack>,
     /// `-v` count for its log output.
     pub verbosity: u8,
     /// What it opens and how it sandboxes itself.
@@ -124,7 +131,7 @@ impl PackProcess {
             .path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let mut command = Command::new(&spec.exe);
+        let mut command = handover::command(spec.exe.as_deref(), &spec.pack)?;
         if spec.verbosity > 0 {
             command.arg(format!("-{}", "v".repeat(usize::from(spec.verbosity))));
         }
@@ -139,7 +146,7 @@ impl PackProcess {
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command
             .spawn()
-            .map_err(|e| format!("cannot start its process ({}): {e}", spec.exe.display()))?;
+            .map_err(|e| format!("cannot start its process: {e}"))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -161,7 +168,16 @@ impl PackProcess {
             ));
         }
         let opened = match handshook {
-            Ok(Ok(opened)) => opened,
+            Ok(Ok((opened, sandbox))) => {
+                match identity::recorded(opened, spec.pack.path(), sandbox) {
+                    Ok(opened) => opened,
+                    Err(message) => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        return Err(message);
+                    }
+                }
+            }
             Ok(Err(message)) => {
                 let _ = child.wait();
                 return Err(message);
@@ -375,7 +391,7 @@ impl PackProcess {
                         let _ = waiter.send(Event::Done(outcome));
                     }
                 }
-                Ok(Some(Reply::Opened(_) | Reply::OpenFailed { .. })) => {
+                Ok(Some(Reply::Opened(_) | Reply::OpenFailed { .. } | Reply::Sandboxed(_))) => {
                     tracing::warn!(pack = %self.pack, "unexpected message from the pack's process");
                 }
                 Ok(None) => break,
@@ -404,13 +420,14 @@ impl PackProcess {
     }
 }
 
-/// The hello each way, then the open request and its reply. The outer
+/// The hello each way, then the open request, the sandbox it entered
+/// (reported before the pack's code ran) and the pack opened. The outer
 /// error is a broken pipe; the inner one the pack's own failure to open.
 fn handshake(
     writer: &mut BufWriter<ChildStdin>,
     reader: &mut BufReader<ChildStdout>,
     open: &OpenPack,
-) -> Result<Result<Opened, String>, FrameError> {
+) -> Result<Result<(Opened, SandboxStatus), String>, FrameError> {
     let mut buffer = Vec::new();
     frame::write(writer, &Hello::current())?;
     frame::write(writer, &Request::Open(open.clone()))?;
@@ -423,8 +440,14 @@ fn handshake(
             Hello::current().version
         )));
     }
+    let sandbox = match frame::read(reader, &mut buffer)? {
+        Some(Reply::Sandboxed(sandbox)) => sandbox,
+        Some(Reply::OpenFailed { message }) => return Ok(Err(message)),
+        Some(_) => return Ok(Err("its process answered out of turn".to_owned())),
+        None => return Err(FrameError::Truncated),
+    };
     match frame::read(reader, &mut buffer)? {
-        Some(Reply::Opened(opened)) => Ok(Ok(opened)),
+        Some(Reply::Opened(opened)) => Ok(Ok((opened, sandbox))),
         Some(Reply::OpenFailed { message }) => Ok(Err(message)),
         Some(_) => Ok(Err("its process answered out of turn".to_owned())),
         None => Err(FrameError::Truncated),
