@@ -45,6 +45,6 @@ mod message;
 pub use frame::FrameError;
 pub use hello::{Hello, MAGIC, PROTOCOL_VERSION};
 pub use message::{
-    Block, Hints, OpenPack, PACK_FD, Opened, Outcome, Output, PushedAction, Reply, Request, SandboxRequest,
-    SandboxStatus, ToolSpec,
+    Block, Hints, OpenPack, Opened, Outcome, Output, PACK_FD, PushedAction, Reply, Request,
+    SandboxRequest, SandboxStatus, ToolSpec,
 };

@@ -86,7 +86,9 @@ impl SealedPack {
     pub fn inherited(path: PathBuf, number: i32) -> Result<Self, LoadError> {
         use rustix::io::{FdFlags, fcntl_getfd, fcntl_setfd};
         let missing = |e: rustix::io::Errno| {
-            LoadError::Unreadable(format!("no pack was handed over at descriptor {number}: {e}"))
+            LoadError::Unreadable(format!(
+                "no pack was handed over at descriptor {number}: {e}"
+            ))
         };
         // SAFETY: borrowed only to ask whether the descriptor is open.
         let borrowed = unsafe { BorrowedFd::borrow_raw(number) };
@@ -155,10 +157,8 @@ fn seal_copy(file: &File) -> std::io::Result<File> {
     use std::io::{Seek as _, SeekFrom};
 
     use rustix::fs::{MemfdFlags, SealFlags};
-    let memfd = rustix::fs::memfd_create(
-        "xcsh-pack",
-        MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
-    )?;
+    let memfd =
+        rustix::fs::memfd_create("xcsh-pack", MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING)?;
     let mut copy = File::from(memfd);
     let mut source = file;
     source.seek(SeekFrom::Start(0))?;
@@ -209,8 +209,8 @@ mod tests {
     fn a_pin_is_checked_against_the_copy() {
         let dir = tempfile::tempdir().unwrap();
         let path = library(dir.path(), b"checked bytes");
-        let pinned = TrustPolicy::new()
-            .with_installed_pin(&path, &crate::sha256_hex(b"other bytes"));
+        let pinned =
+            TrustPolicy::new().with_installed_pin(&path, &crate::sha256_hex(b"other bytes"));
         let refused = SealedPack::open(&path, &pinned).unwrap_err();
         assert!(
             matches!(refused, LoadError::ChangedSinceAdded { .. }),

@@ -76,6 +76,7 @@ pub fn check_in_child(
             memory_limit: None,
         },
         open_limit,
+        frame_limit: xcsh_isolate_protocol::frame::MAX_FRAME_BYTES,
     };
     let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))?;
     process.shut_down();

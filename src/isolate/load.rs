@@ -150,6 +150,7 @@ impl SessionLoader<'_> {
             },
             // Opening is part of the first call's work: the same limit.
             open_limit: self.timeout,
+            frame_limit: self.isolation.frame_limit(),
             pack,
         };
         IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)

@@ -50,6 +50,9 @@ pub struct StartSpec {
     pub verbosity: u8,
     /// What it opens and how it sandboxes itself.
     pub open: OpenPack,
+    /// The largest frame read from the process (see
+    /// [`IsolationPolicy::frame_limit`](super::IsolationPolicy::frame_limit)).
+    pub frame_limit: usize,
     /// How long it may take to open the pack (load-time code, checks and
     /// factory) and answer; past it the process is killed. `None`: no
     /// limit.
@@ -157,7 +160,7 @@ impl PackProcess {
         let mut writer = BufWriter::new(stdin);
         let mut reader = BufReader::new(stdout);
         let (handshook, stopped) = within_limit(&mut child, spec.open_limit, || {
-            handshake(&mut writer, &mut reader, &spec.open)
+            handshake(&mut writer, &mut reader, &spec.open, spec.frame_limit)
         });
         if let (true, Some(limit)) = (stopped, spec.open_limit) {
             let ending = finish(&mut child, &stderr, None);
@@ -203,9 +206,10 @@ impl PackProcess {
             shut_down: AtomicBool::new(false),
         });
         let reading = Arc::clone(&process);
+        let limits = (spec.frame_limit, timeout);
         std::thread::Builder::new()
             .name(format!("xcsh-pack-{}", opened.name))
-            .spawn(move || reading.read_replies(reader, &store, timeout, &on_crash))
+            .spawn(move || reading.read_replies(reader, limits, &store, &on_crash))
             .map_err(|e| format!("cannot start a thread for its process: {e}"))?;
         Ok((process, opened))
     }
@@ -370,16 +374,19 @@ impl PackProcess {
 
     /// The reader thread: replies to their waiters, pushes into the
     /// store, and at the end, how the process ended to everyone waiting.
+    /// Frames longer than `frame_limit` (the first of `limits`), and any
+    /// frame that is not a valid reply, stop the process as a protocol
+    /// violation; `timeout` (the second) limits applies and rejects.
     fn read_replies(
         self: Arc<Self>,
         mut reader: BufReader<ChildStdout>,
+        (frame_limit, timeout): (usize, Option<Duration>),
         store: &Weak<PendingActionStore>,
-        timeout: Option<Duration>,
         on_crash: &OnCrash,
     ) {
         let mut buffer = Vec::new();
         loop {
-            match frame::read::<Reply>(&mut reader, &mut buffer) {
+            match frame::read_within::<Reply>(&mut reader, &mut buffer, frame_limit) {
                 Ok(Some(Reply::Pushed(pushed))) => self.deliver_push(pushed, store, timeout),
                 Ok(Some(Reply::Progress { id, output })) => {
                     if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
@@ -392,11 +399,16 @@ impl PackProcess {
                     }
                 }
                 Ok(Some(Reply::Opened(_) | Reply::OpenFailed { .. } | Reply::Sandboxed(_))) => {
-                    tracing::warn!(pack = %self.pack, "unexpected message from the pack's process");
+                    self.stop("sent an invalid message: a second reply to opening the pack".into());
+                    break;
                 }
                 Ok(None) => break,
-                Err(error) => {
+                Err(error @ (FrameError::Io(_) | FrameError::Truncated)) => {
                     tracing::warn!(pack = %self.pack, %error, "broken pipe to the pack's process");
+                    break;
+                }
+                Err(error) => {
+                    self.stop(format!("sent an invalid message: {error}"));
                     break;
                 }
             }
@@ -427,6 +439,7 @@ fn handshake(
     writer: &mut BufWriter<ChildStdin>,
     reader: &mut BufReader<ChildStdout>,
     open: &OpenPack,
+    limit: usize,
 ) -> Result<Result<(Opened, SandboxStatus), String>, FrameError> {
     let mut buffer = Vec::new();
     frame::write(writer, &Hello::current())?;
@@ -440,13 +453,13 @@ fn handshake(
             Hello::current().version
         )));
     }
-    let sandbox = match frame::read(reader, &mut buffer)? {
+    let sandbox = match frame::read_within(reader, &mut buffer, limit)? {
         Some(Reply::Sandboxed(sandbox)) => sandbox,
         Some(Reply::OpenFailed { message }) => return Ok(Err(message)),
         Some(_) => return Ok(Err("its process answered out of turn".to_owned())),
         None => return Err(FrameError::Truncated),
     };
-    match frame::read(reader, &mut buffer)? {
+    match frame::read_within(reader, &mut buffer, limit)? {
         Some(Reply::Opened(opened)) => Ok(Ok((opened, sandbox))),
         Some(Reply::OpenFailed { message }) => Ok(Err(message)),
         Some(_) => Ok(Err("its process answered out of turn".to_owned())),

@@ -165,8 +165,7 @@ fn open_pack(open: &OpenPack, writer: &Writer) -> Result<OpenedPack, String> {
         ));
     }
     writer.send(&Reply::Sandboxed(sandbox.clone()));
-    let pack =
-        SealedPack::inherited(open.path.clone(), PACK_FD).map_err(|e| e.to_string())?;
+    let pack = SealedPack::inherited(open.path.clone(), PACK_FD).map_err(|e| e.to_string())?;
     let session = Session::new(&open.cwd);
     let (report, library) =
         PackLoader::new().load_sealed(&session, &HostBinding::for_session(&session), pack);
@@ -193,7 +192,9 @@ fn open_pack(open: &OpenPack, writer: &Writer) -> Result<OpenedPack, String> {
             hints: wire::hints_to_wire(tool.hints()),
         })
         .collect();
-    let abi_version = library.map(|library| library.abi_version().to_owned()).unwrap_or_default();
+    let abi_version = library
+        .map(|library| library.abi_version().to_owned())
+        .unwrap_or_default();
     let opened = Opened {
         name: loaded.name,
         version: loaded.version,

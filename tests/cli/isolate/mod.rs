@@ -4,6 +4,8 @@
 
 mod cli;
 mod crashes;
+mod handover;
+mod hostile;
 mod parity;
 mod sandbox;
 
