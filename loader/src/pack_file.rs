@@ -53,11 +53,26 @@ impl PackFile {
         })
     }
 
-    /// A pack file read through `file` instead (a sealed copy of the
-    /// one opened at `path`), keeping what `fstat` said of the original:
-    /// its owner and mode are what the trust rules judge.
-    pub(crate) fn with_file(self, file: File) -> Self {
-        Self { file, ..self }
+    /// This pack file read through a sealed copy of its contents (on
+    /// Linux; elsewhere itself), keeping what `fstat` said of the original:
+    /// its owner and mode are what the trust rules judge, the copy's bytes
+    /// what the hashes pin and what is mapped. Nothing that can write the
+    /// file afterwards (in place or by rename) changes the code loaded.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::Unreadable`]: the copy could not be made.
+    pub(crate) fn sealed(self) -> Result<Self, LoadError> {
+        #[cfg(target_os = "linux")]
+        {
+            let file = crate::sealed::seal_copy(&self.file)
+                .map_err(|e| LoadError::Unreadable(format!("cannot make a sealed copy: {e}")))?;
+            Ok(Self { file, ..self })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Ok(self)
+        }
     }
 
     /// A pack file that is the open `file` itself, known as `path`.

@@ -37,10 +37,7 @@ impl SealedPack {
     /// [`LoadError::Unreadable`] (the copy could not be made) or any of
     /// [`TrustPolicy`]'s refusals.
     pub fn open(path: &Path, trust: &TrustPolicy) -> Result<Self, LoadError> {
-        let opened = PackFile::open(path)?;
-        let copy = seal_copy(opened.file())
-            .map_err(|e| LoadError::Unreadable(format!("cannot copy it for handing over: {e}")))?;
-        let file = opened.with_file(copy);
+        let file = PackFile::open(path)?.sealed()?;
         trust.check_file(&file)?;
         Ok(Self { file })
     }
@@ -153,7 +150,7 @@ impl PackLoader {
 
 /// A sealed in-memory copy of `file`'s contents.
 #[cfg(target_os = "linux")]
-fn seal_copy(file: &File) -> std::io::Result<File> {
+pub(crate) fn seal_copy(file: &File) -> std::io::Result<File> {
     use std::io::{Seek as _, SeekFrom};
 
     use rustix::fs::{MemfdFlags, SealFlags};
@@ -169,12 +166,6 @@ fn seal_copy(file: &File) -> std::io::Result<File> {
     )?;
     copy.seek(SeekFrom::Start(0))?;
     Ok(copy)
-}
-
-/// Elsewhere: the checked descriptor itself.
-#[cfg(not(target_os = "linux"))]
-fn seal_copy(file: &File) -> std::io::Result<File> {
-    file.try_clone()
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -211,3 +211,40 @@ fn a_frame_over_the_result_cap_is_refused_before_it_is_read() {
     );
     assert!(texts[2].starts_with("done in "), "{texts:?}");
 }
+
+/// An isolated pack rewrites, in place, the library of an in-process pack
+/// that lies in the working directory: the agent runs the sealed copy it
+/// checked, so the in-process pack goes on as it was.
+#[test]
+fn an_in_process_library_rewritten_in_place_does_not_change_the_agent() {
+    let env = Env::new();
+    let library = crate::support::copy_pack("batch-rename", &env.work().join("packs"));
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
+        &format!("[isolation.packs.{:?}]\n", arg(&hostile())),
+    );
+    let command = env.command(&[
+        "run",
+        "--plugin",
+        arg(&library),
+        "--plugin",
+        arg(&hostile()),
+        "-",
+    ]);
+    let output = run_between(
+        &env,
+        command,
+        &[
+            call("overwrite_in_place", json!({"text": arg(&library)})),
+            preview_line(&["new-a.txt"], json!({"kind": "suffix", "suffix": ".bak"})),
+        ],
+    );
+    let texts = texts(&output);
+    assert_eq!(texts[1], "overwritten");
+    // The pack's own code answered (rewritten, it would trap on 0xCC).
+    assert_eq!(texts[2], "new-a.txt: no such file");
+    assert!(
+        std::fs::read(&library).unwrap().iter().all(|&b| b == 0xCC),
+        "the file itself was rewritten"
+    );
+}
