@@ -109,6 +109,13 @@ pub enum SandboxStatus {
         /// Why, in a few words.
         reason: String,
     },
+    /// The process runs in namespaces of its own (bubblewrap, set up by
+    /// the host before the process started), with Landlock inside as a
+    /// second layer. Only the host says this; a child never sends it.
+    Namespaces {
+        /// What Landlock inside made of the request.
+        landlock: Box<SandboxStatus>,
+    },
 }
 
 /// Child to host.

@@ -158,11 +158,11 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
         .collect()
 }
 
-/// The checks before a pack is mapped, all on the one open file that is
-/// then mapped: the trust policy (owner, mode, hashes) and its object
-/// headers.
+/// The checks before a pack is mapped, all on the one open file (its
+/// sealed copy) that is then mapped: the trust policy (owner, mode,
+/// hashes) and its object headers.
 fn check_one(trust: &TrustPolicy, path: &Path) -> Result<Opening, LoadError> {
-    let file = PackFile::open(path)?;
+    let file = PackFile::open(path)?.sealed()?;
     trust.check_file(&file)?;
     PackLibrary::preflight(file)
 }

@@ -11,13 +11,19 @@ use xcsh_isolate_protocol::{Opened, SandboxStatus};
 
 /// `opened` with the agent's own record in place of the pack's word:
 /// `path` (what the agent opened) and `sandbox` (what the process reported
-/// before mapping the pack).
+/// before mapping the pack, inside the namespaces the agent set up when
+/// `namespaces`).
 ///
 /// # Errors
 ///
 /// One line: the declared name is not the one the file name carries (a
 /// pack's process claiming to be another pack).
-pub fn recorded(opened: Opened, path: &Path, sandbox: SandboxStatus) -> Result<Opened, String> {
+pub fn recorded(
+    opened: Opened,
+    path: &Path,
+    sandbox: SandboxStatus,
+    namespaces: bool,
+) -> Result<Opened, String> {
     if let Some(carried) = name_in_file(path)
         && carried != opened.name.replace('-', "_")
     {
@@ -28,6 +34,13 @@ pub fn recorded(opened: Opened, path: &Path, sandbox: SandboxStatus) -> Result<O
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
         ));
     }
+    let sandbox = if namespaces {
+        SandboxStatus::Namespaces {
+            landlock: Box::new(sandbox),
+        }
+    } else {
+        sandbox
+    };
     Ok(Opened {
         path: path.to_path_buf(),
         sandbox,
@@ -65,13 +78,20 @@ mod tests {
         let status = SandboxStatus::Unconfined {
             reason: "this kernel has no Landlock".to_owned(),
         };
-        let kept = recorded(opened("batch-rename"), path, status.clone()).unwrap();
+        let kept = recorded(opened("batch-rename"), path, status.clone(), false).unwrap();
         assert_eq!(kept.path, path);
         assert_eq!(kept.sandbox, status);
         assert_eq!(kept.name, "batch-rename");
         assert_eq!(
-            recorded(opened("harmless"), path, status).unwrap_err(),
+            recorded(opened("harmless"), path, status.clone(), false).unwrap_err(),
             "its process says it is pack \"harmless\", but its file libbatch_rename.so is not named for that pack"
+        );
+        let wrapped = recorded(opened("batch-rename"), path, status.clone(), true).unwrap();
+        assert_eq!(
+            wrapped.sandbox,
+            SandboxStatus::Namespaces {
+                landlock: Box::new(status)
+            }
         );
     }
 }

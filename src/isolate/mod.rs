@@ -17,9 +17,11 @@
 //! - [`handover`] and [`identity`]: what the agent gives a pack's process
 //!   (its own image, the sealed library) and takes from it (the tools;
 //!   name, path and sandbox state only as the agent recorded them);
-//! - [`serve`] and [`sandbox`]: the pack process's side;
+//! - [`serve`] and [`sandbox`]: the pack process's side; [`bwrap`]: the
+//!   namespaces the agent starts it in;
 //! - the wire contract is the `xcsh-isolate-protocol` crate.
 
+pub mod bwrap;
 pub mod ending;
 pub mod handover;
 pub mod identity;

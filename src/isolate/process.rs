@@ -103,6 +103,8 @@ pub struct PackProcess {
     stop_reason: Mutex<Option<String>>,
     stderr: StderrTail,
     shut_down: AtomicBool,
+    /// It runs under bubblewrap.
+    namespaces: bool,
 }
 
 impl std::fmt::Debug for PackProcess {
@@ -134,12 +136,13 @@ impl PackProcess {
             .path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let mut command = handover::command(spec.exe.as_deref(), &spec.pack)?;
+        let mut args = Vec::new();
         if spec.verbosity > 0 {
-            command.arg(format!("-{}", "v".repeat(usize::from(spec.verbosity))));
+            args.push(format!("-{}", "v".repeat(usize::from(spec.verbosity))).into());
         }
+        args.push(SUBCOMMAND.into());
+        let (mut command, namespaces) = handover::command(spec, &args)?;
         command
-            .arg(SUBCOMMAND)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -147,9 +150,8 @@ impl PackProcess {
         // which then still reaches the pack to discard its actions.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot start its process: {e}"))?;
+        let mut child =
+            handover::spawn(command).map_err(|e| format!("cannot start its process: {e}"))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -163,7 +165,7 @@ impl PackProcess {
             handshake(&mut writer, &mut reader, &spec.open, spec.frame_limit)
         });
         if let (true, Some(limit)) = (stopped, spec.open_limit) {
-            let ending = finish(&mut child, &stderr, None);
+            let ending = finish(&mut child, &stderr, None, namespaces);
             tracing::debug!(how = %ending.how, "pack process stopped at its open limit");
             return Err(format!(
                 "its process did not open the pack within {limit:?} (stopped){}",
@@ -172,7 +174,7 @@ impl PackProcess {
         }
         let opened = match handshook {
             Ok(Ok((opened, sandbox))) => {
-                match identity::recorded(opened, spec.pack.path(), sandbox) {
+                match identity::recorded(opened, spec.pack.path(), sandbox, namespaces) {
                     Ok(opened) => opened,
                     Err(message) => {
                         let _ = child.kill();
@@ -186,7 +188,7 @@ impl PackProcess {
                 return Err(message);
             }
             Err(error) => {
-                let ending = finish(&mut child, &stderr, None);
+                let ending = finish(&mut child, &stderr, None, namespaces);
                 tracing::debug!(%error, "pack process handshake failed");
                 return Err(format!(
                     "its process {} while opening the pack{}",
@@ -204,6 +206,7 @@ impl PackProcess {
             stop_reason: Mutex::new(None),
             stderr,
             shut_down: AtomicBool::new(false),
+            namespaces,
         });
         let reading = Arc::clone(&process);
         let limits = (spec.frame_limit, timeout);
@@ -414,7 +417,12 @@ impl PackProcess {
             }
         }
         let stop_reason = lock(&self.stop_reason).clone();
-        let ending = finish(&mut lock(&self.child), &self.stderr, stop_reason);
+        let ending = finish(
+            &mut lock(&self.child),
+            &self.stderr,
+            stop_reason,
+            self.namespaces,
+        );
         let crashed = !self.shut_down.load(Ordering::Acquire);
         // Count the crash before anyone waiting hears of it, so their next
         // call sees the pack disabled if this was one crash too many.
@@ -493,8 +501,14 @@ fn within_limit<R>(
 }
 
 /// Waits for a process whose pipe closed (killing it if it lingers), then
-/// describes its end with its last stderr lines.
-fn finish(child: &mut Child, stderr: &StderrTail, stop_reason: Option<String>) -> Ending {
+/// describes its end with its last stderr lines (reading the exit status
+/// as bubblewrap reports a signal when it ran in `namespaces`).
+fn finish(
+    child: &mut Child,
+    stderr: &StderrTail,
+    stop_reason: Option<String>,
+    namespaces: bool,
+) -> Ending {
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -508,6 +522,7 @@ fn finish(child: &mut Child, stderr: &StderrTail, stop_reason: Option<String>) -
         }
     };
     let mut ending = match status {
+        Some(status) if namespaces => Ending::from_bubblewrap_status(status),
         Some(status) => Ending::from_status(status),
         None => Ending {
             how: "ended".to_owned(),
