@@ -15,15 +15,15 @@ use crate::support::{
     resolve_line,
 };
 
-fn hostile() -> PathBuf {
+pub fn hostile() -> PathBuf {
     pack_path("fixture-hostile")
 }
 
-fn call(tool: &str, arguments: Value) -> String {
+pub fn call(tool: &str, arguments: Value) -> String {
     json!({"tool": tool, "arguments": arguments}).to_string()
 }
 
-fn texts(output: &Output) -> Vec<String> {
+pub fn texts(output: &Output) -> Vec<String> {
     json_lines(&output.stdout)
         .iter()
         .map(|line| {
@@ -37,7 +37,7 @@ fn texts(output: &Output) -> Vec<String> {
 
 /// `xcsh run --isolate` over batch-rename and the hostile pack: a preview,
 /// `middle`, then the preview applied.
-fn run_between(env: &Env, command: Command, middle: &[String]) -> Output {
+pub fn run_between(env: &Env, command: Command, middle: &[String]) -> Output {
     env.write("a.txt", "a");
     let mut script = vec![preview_line(
         &["a.txt"],
@@ -55,7 +55,7 @@ fn run_between(env: &Env, command: Command, middle: &[String]) -> Output {
     output
 }
 
-fn isolated(env: &Env) -> Command {
+pub fn isolated(env: &Env) -> Command {
     env.command(&[
         "run",
         "--isolate",

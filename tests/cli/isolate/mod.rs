@@ -6,6 +6,7 @@ mod cli;
 mod crashes;
 mod handover;
 mod hostile;
+mod namespaces;
 mod parity;
 mod sandbox;
 
