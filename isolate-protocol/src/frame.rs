@@ -23,6 +23,15 @@ pub enum FrameError {
     /// A frame announced more than [`MAX_FRAME_BYTES`].
     #[error("frame of {0} bytes exceeds the limit of {MAX_FRAME_BYTES}")]
     TooLarge(usize),
+    /// A frame announced more than the reader's own bound
+    /// ([`read_within`]); nothing of it was read.
+    #[error("frame of {len} bytes exceeds the limit of {limit}")]
+    OverLimit {
+        /// The announced length.
+        len: usize,
+        /// The reader's bound.
+        limit: usize,
+    },
     /// The bytes are not a valid message of the expected type.
     #[error("invalid message: {0}")]
     Decode(#[source] postcard::Error),
@@ -69,6 +78,21 @@ pub fn read<T: DeserializeOwned>(
     input: &mut impl Read,
     buffer: &mut Vec<u8>,
 ) -> Result<Option<T>, FrameError> {
+    read_within(input, buffer, MAX_FRAME_BYTES)
+}
+
+/// [`read`] with a bound of `limit` bytes (at most [`MAX_FRAME_BYTES`]):
+/// a longer frame is refused from its length prefix, before any of it is
+/// buffered or decoded.
+///
+/// # Errors
+///
+/// As [`read`]; [`FrameError::OverLimit`] past `limit`.
+pub fn read_within<T: DeserializeOwned>(
+    input: &mut impl Read,
+    buffer: &mut Vec<u8>,
+    limit: usize,
+) -> Result<Option<T>, FrameError> {
     let mut prefix = [0u8; 4];
     let mut filled = 0;
     while filled < prefix.len() {
@@ -83,6 +107,9 @@ pub fn read<T: DeserializeOwned>(
     let len = u32::from_le_bytes(prefix) as usize;
     if len > MAX_FRAME_BYTES {
         return Err(FrameError::TooLarge(len));
+    }
+    if len > limit {
+        return Err(FrameError::OverLimit { len, limit });
     }
     buffer.clear();
     buffer.resize(len, 0);
@@ -148,6 +175,24 @@ mod tests {
                 u32::MAX
             )
         );
+    }
+
+    #[test]
+    fn a_frame_past_the_reader_s_bound_is_refused_unread() {
+        let wire = encode(&Reply::Done {
+            id: 1,
+            outcome: Outcome::Output(Output::text("x".repeat(100))),
+        })
+        .unwrap();
+        let mut input = wire.as_slice();
+        let mut buffer = Vec::new();
+        let error = read_within::<Reply>(&mut input, &mut buffer, 64).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("frame of {} bytes exceeds the limit of 64", wire.len() - 4)
+        );
+        assert!(buffer.is_empty(), "nothing buffered");
+        assert_eq!(input.len(), wire.len() - 4, "only the prefix was read");
     }
 
     #[test]

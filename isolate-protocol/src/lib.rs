@@ -13,8 +13,11 @@
 //! 1. the host sends a [`Hello`] with [`PROTOCOL_VERSION`]; the child answers
 //!    with its own [`Hello`] and stops if the versions differ
 //!    ([`Hello::is_compatible_with`]);
-//! 2. the host sends [`Request::Open`]; the child sandboxes itself, opens
-//!    the pack and answers [`Reply::Opened`] or [`Reply::OpenFailed`];
+//! 2. the host sends [`Request::Open`] with the pack's sealed library at
+//!    descriptor [`PACK_FD`]; the child sandboxes itself and says how
+//!    ([`Reply::Sandboxed`], before any of the pack's code runs), maps the
+//!    library and answers [`Reply::Opened`] or [`Reply::OpenFailed`] (a
+//!    failure to sandbox is [`Reply::OpenFailed`] at once);
 //! 3. then any number of requests, each with a host-chosen id, answered by
 //!    [`Reply::Done`] with the same id, in any order. While a request runs
 //!    the child may send [`Reply::Progress`] for it and [`Reply::Pushed`]
@@ -42,6 +45,6 @@ mod message;
 pub use frame::FrameError;
 pub use hello::{Hello, MAGIC, PROTOCOL_VERSION};
 pub use message::{
-    Block, Hints, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request, SandboxRequest,
-    SandboxStatus, ToolSpec,
+    Block, Hints, OpenPack, Opened, Outcome, Output, PACK_FD, PushedAction, Reply, Request,
+    SandboxRequest, SandboxStatus, ToolSpec,
 };

@@ -57,10 +57,17 @@ pub enum Request {
     },
 }
 
+/// The descriptor number at which the child finds the pack's library: a
+/// sealed copy of the file the host opened and checked. The child maps it
+/// and never opens the library by path.
+pub const PACK_FD: i32 = 3;
+
 /// What [`Request::Open`] asks for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenPack {
-    /// The pack's library file (already checked by the host's trust policy).
+    /// The canonical path of the pack's library, for messages only: the
+    /// library itself is the sealed copy at [`PACK_FD`], checked by the
+    /// host's trust policy.
     pub path: PathBuf,
     /// The session's working directory.
     pub cwd: PathBuf,
@@ -102,6 +109,13 @@ pub enum SandboxStatus {
         /// Why, in a few words.
         reason: String,
     },
+    /// The process runs in namespaces of its own (bubblewrap, set up by
+    /// the host before the process started), with Landlock inside as a
+    /// second layer. Only the host says this; a child never sends it.
+    Namespaces {
+        /// What Landlock inside made of the request.
+        landlock: Box<SandboxStatus>,
+    },
 }
 
 /// Child to host.
@@ -117,6 +131,11 @@ pub enum Reply {
     /// The pack pushed a pending action (sent before the reply of the
     /// call that pushed it).
     Pushed(PushedAction),
+    /// The sandbox the child entered, sent before the pack's library is
+    /// mapped (so before any of its code runs) and only then: the host
+    /// takes the sandbox state from this message, never from
+    /// [`Reply::Opened`].
+    Sandboxed(SandboxStatus),
     /// A partial result of request `id`.
     Progress {
         /// The request.

@@ -23,7 +23,8 @@
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
 #![deny(missing_docs)]
-// Unsafe code lives in `crash` (the crash reporter's signal handler) only.
+// Unsafe code lives in `crash` (the crash reporter's signal handler) and in
+// `SealedPack::inherited` (taking the descriptor a parent handed over) only.
 #![deny(unsafe_code)]
 
 mod convert;
@@ -42,6 +43,8 @@ mod pack_tool;
 mod preflight;
 mod report;
 mod safe_path;
+#[cfg(unix)]
+mod sealed;
 mod trust;
 
 pub use crash::{ISOLATION_HINT, disable_crash_reports};
@@ -53,6 +56,8 @@ pub use library::PackLibrary;
 pub use load::{PackLoader, load_packs, load_packs_with};
 pub use pack_tool::PackTool;
 pub use report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
+#[cfg(unix)]
+pub use sealed::SealedPack;
 pub use trust::TrustPolicy;
 
 #[cfg(test)]

@@ -61,7 +61,9 @@ impl PackLibrary {
     ///
     /// A [`LoadError`] naming the failed step.
     pub fn open(path: &Path) -> Result<&'static PackLibrary, LoadError> {
-        Self::preflight(PackFile::open(path)?)?.map()?.check()
+        Self::preflight(PackFile::open(path)?.sealed()?)?
+            .map()?
+            .check()
     }
 
     /// [`open`](Self::open) after checking the open file against `trust`
@@ -75,7 +77,7 @@ impl PackLibrary {
         path: &Path,
         trust: &crate::TrustPolicy,
     ) -> Result<&'static PackLibrary, LoadError> {
-        let file = PackFile::open(path)?;
+        let file = PackFile::open(path)?.sealed()?;
         trust.check_file(&file)?;
         Self::preflight(file)?.map()?.check()
     }

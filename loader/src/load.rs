@@ -158,17 +158,17 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
         .collect()
 }
 
-/// The checks before a pack is mapped, all on the one open file that is
-/// then mapped: the trust policy (owner, mode, hashes) and its object
-/// headers.
+/// The checks before a pack is mapped, all on the one open file (its
+/// sealed copy) that is then mapped: the trust policy (owner, mode,
+/// hashes) and its object headers.
 fn check_one(trust: &TrustPolicy, path: &Path) -> Result<Opening, LoadError> {
-    let file = PackFile::open(path)?;
+    let file = PackFile::open(path)?.sealed()?;
     trust.check_file(&file)?;
     PackLibrary::preflight(file)
 }
 
 /// After mapping: the layout check, the root module and the factory.
-fn open_one(
+pub(crate) fn open_one(
     opening: &Mapped,
     binding: &HostBinding,
 ) -> Result<(&'static PackLibrary, Vec<PackTool>), LoadError> {
@@ -178,7 +178,7 @@ fn open_one(
 }
 
 /// Registers an opened pack's tools in `session`, noting conflicts.
-fn register(
+pub(crate) fn register(
     session: &Session,
     path: &Path,
     library: &PackLibrary,

@@ -53,6 +53,44 @@ impl PackFile {
         })
     }
 
+    /// This pack file read through a sealed copy of its contents (on
+    /// Linux; elsewhere itself), keeping what `fstat` said of the original:
+    /// its owner and mode are what the trust rules judge, the copy's bytes
+    /// what the hashes pin and what is mapped. Nothing that can write the
+    /// file afterwards (in place or by rename) changes the code loaded.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::Unreadable`]: the copy could not be made.
+    pub(crate) fn sealed(self) -> Result<Self, LoadError> {
+        #[cfg(target_os = "linux")]
+        {
+            let file = crate::sealed::seal_copy(&self.file)
+                .map_err(|e| LoadError::Unreadable(format!("cannot make a sealed copy: {e}")))?;
+            Ok(Self { file, ..self })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Ok(self)
+        }
+    }
+
+    /// A pack file that is the open `file` itself, known as `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::Unreadable`] if it cannot be `fstat`ed.
+    pub(crate) fn from_open(path: PathBuf, file: File) -> Result<Self, LoadError> {
+        let metadata = file
+            .metadata()
+            .map_err(|e| LoadError::Unreadable(e.to_string()))?;
+        Ok(Self {
+            path,
+            file,
+            metadata,
+        })
+    }
+
     /// The canonical path it was opened at.
     pub(crate) fn path(&self) -> &Path {
         &self.path

@@ -185,7 +185,9 @@ fn an_isolated_installed_pack_starts_its_process_once_at_first_use() {
             path.display()
         )
     );
-    let marker = env.home.path().join("marker");
+    // In the working directory: an isolated pack's temporary directory
+    // may be a private one.
+    let marker = env.work().join("marker");
     let output = ok(run_marked(&env, &["tools"], "", &marker));
     assert!(
         output

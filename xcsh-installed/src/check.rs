@@ -57,10 +57,11 @@ pub fn check_in_child(
     cwd: &Path,
     open_limit: Option<Duration>,
 ) -> Result<(Opened, Vec<ToolRecord>), String> {
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot find the xcsh executable to check it with: {e}"))?;
+    let pack = xcsh_loader::SealedPack::open(path, &xcsh_loader::TrustPolicy::new())
+        .map_err(|e| e.to_string())?;
     let spec = StartSpec {
-        exe,
+        exe: None,
+        pack: Arc::new(pack),
         verbosity: 0,
         open: OpenPack {
             path: path.to_path_buf(),
@@ -75,6 +76,7 @@ pub fn check_in_child(
             memory_limit: None,
         },
         open_limit,
+        frame_limit: xcsh_isolate_protocol::frame::MAX_FRAME_BYTES,
     };
     let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))?;
     process.shut_down();

@@ -25,6 +25,17 @@ impl Ending {
         }
     }
 
+    /// The ending of a process run under bubblewrap, which exits with
+    /// 128 + N when what it ran was killed by signal N.
+    pub fn from_bubblewrap_status(status: ExitStatus) -> Self {
+        #[cfg(unix)]
+        if let Some(code) = status.code().filter(|code| (129..=192).contains(code)) {
+            use std::os::unix::process::ExitStatusExt as _;
+            return Self::from_status(ExitStatus::from_raw(code - 128));
+        }
+        Self::from_status(status)
+    }
+
     /// `the process of pack {pack} {how}`, e.g.
     /// `the process of pack crashy was killed by signal SIGSEGV`.
     pub fn sentence(&self, pack: &str) -> String {
@@ -90,6 +101,14 @@ mod tests {
         );
         assert_eq!(
             describe(ExitStatus::from_raw(3 << 8)),
+            "exited with status 3"
+        );
+        assert_eq!(
+            Ending::from_bubblewrap_status(ExitStatus::from_raw(139 << 8)).how,
+            "was killed by signal SIGSEGV"
+        );
+        assert_eq!(
+            Ending::from_bubblewrap_status(ExitStatus::from_raw(3 << 8)).how,
             "exited with status 3"
         );
     }

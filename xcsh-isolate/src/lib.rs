@@ -14,7 +14,11 @@
 //!   `XCSH_ISOLATE=1`);
 //! - [`load`]: loading a session's packs, each in its mode;
 //! - [`pack`], [`tool`], [`remote_action`], [`process`]: the agent's side;
-//! - [`serve`] and [`sandbox`]: the pack process's side;
+//! - [`handover`] and [`identity`]: what the agent gives a pack's process
+//!   (its own image, the sealed library) and takes from it (the tools;
+//!   name, path and sandbox state only as the agent recorded them);
+//! - [`serve`] and [`sandbox`]: the pack process's side; [`bwrap`]: the
+//!   namespaces the agent starts it in;
 //! - the wire contract is the `xcsh-isolate-protocol` crate.
 //!
 //! Who depends on it: the agent's session assembly (`xcsh-agent`), installed
@@ -24,7 +28,10 @@
 //! ([`process`], [`wire`]) directly; tool-pack authors never depend on it.
 #![forbid(unsafe_code)]
 
+pub mod bwrap;
 pub mod ending;
+pub mod handover;
+pub mod identity;
 pub mod load;
 pub mod pack;
 pub mod policy;
@@ -32,6 +39,7 @@ pub mod process;
 pub mod remote_action;
 pub mod sandbox;
 pub mod serve;
+pub mod start_spec;
 pub mod stderr_tail;
 pub mod tool;
 pub mod wire;

@@ -9,8 +9,8 @@ use std::time::Duration;
 use xcsh_core::{PendingActionStore, RegistryError, Session};
 use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus};
 use xcsh_loader::{
-    HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, ToolConflict,
-    TrustPolicy,
+    HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, SealedPack,
+    ToolConflict, TrustPolicy,
 };
 
 use super::pack::IsolatedPack;
@@ -111,8 +111,9 @@ impl SessionLoader<'_> {
         }
     }
 
-    /// Checks the pack at `path` against the trust policy, then starts its
-    /// process (working in `cwd`, pushing into `store`) and opens it there.
+    /// Opens the pack at `path` once and checks a sealed copy against the
+    /// trust policy, then starts its process (working in `cwd`, pushing
+    /// into `store`), which maps that copy; so does every restart.
     ///
     /// # Errors
     ///
@@ -123,8 +124,7 @@ impl SessionLoader<'_> {
         store: Weak<PendingActionStore>,
         path: &Path,
     ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
-        std::fs::metadata(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
-        self.trust.check(path)?;
+        let pack = Arc::new(SealedPack::open(path, self.trust)?);
         let settings = self
             .isolation
             .settings_for(path)
@@ -133,19 +133,12 @@ impl SessionLoader<'_> {
                 memory_limit: None,
                 require_sandbox: self.isolation.require_sandbox,
             });
-        let exe = match &self.isolation.host_exe {
-            Some(exe) => exe.clone(),
-            None => std::env::current_exe().map_err(|e| {
-                LoadError::Isolated(format!("cannot find the xcsh executable to run it: {e}"))
-            })?,
-        };
-        let path = std::fs::canonicalize(path).map_err(|e| LoadError::Unreadable(e.to_string()))?;
         let cwd = cwd.to_path_buf();
         let spec = StartSpec {
-            exe,
+            exe: self.isolation.host_exe.clone(),
             verbosity: self.isolation.verbosity,
             open: OpenPack {
-                path,
+                path: pack.path().to_path_buf(),
                 cwd: cwd.clone(),
                 sandbox: SandboxRequest {
                     writable: vec![cwd, std::env::temp_dir()],
@@ -157,6 +150,8 @@ impl SessionLoader<'_> {
             },
             // Opening is part of the first call's work: the same limit.
             open_limit: self.timeout,
+            frame_limit: self.isolation.frame_limit(),
+            pack,
         };
         IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)
     }

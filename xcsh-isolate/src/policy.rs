@@ -22,6 +22,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use xcsh_isolate_protocol::frame::MAX_FRAME_BYTES;
 
 /// The environment variable that isolates every pack when `1` or `true`.
 pub const ISOLATE_ENV: &str = "XCSH_ISOLATE";
@@ -110,6 +111,10 @@ pub struct IsolationPolicy {
     pub host_exe: Option<PathBuf>,
     /// `-v` count passed on to the packs' processes.
     pub verbosity: u8,
+    /// The session's result cap, which bounds every message a pack's
+    /// process may send ([`frame_limit`](Self::frame_limit)); `None`: no
+    /// cap.
+    pub result_cap: Option<usize>,
 }
 
 /// What one isolated pack gets.
@@ -141,7 +146,20 @@ impl IsolationPolicy {
                 .collect(),
             host_exe: None,
             verbosity: 0,
+            result_cap: None,
         }
+    }
+
+    /// The largest message the agent reads from a pack's process: four
+    /// times the result cap (room for escaping and details) plus 1 MiB,
+    /// at most the protocol's own limit. A longer frame is refused from its
+    /// length, before it is read, as an invalid message.
+    pub fn frame_limit(&self) -> usize {
+        self.result_cap.map_or(MAX_FRAME_BYTES, |cap| {
+            cap.saturating_mul(4)
+                .saturating_add(MIB as usize)
+                .min(MAX_FRAME_BYTES)
+        })
     }
 
     /// The settings of the pack at `path` if it runs isolated, `None` if it

@@ -4,8 +4,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufReader, BufWriter, Write as _};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -13,15 +12,17 @@ use std::time::{Duration, Instant};
 
 use xcsh_core::{PendingAction, PendingActionStore, ToolContext};
 use xcsh_isolate_protocol::{
-    FrameError, Hello, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request, frame,
+    FrameError, Hello, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request,
+    SandboxStatus, frame,
 };
 
 use super::ending::Ending;
 pub use super::ending::Failure;
 use super::remote_action::{self, ActionHost};
 use super::serve::SUBCOMMAND;
+pub use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
-use super::wire;
+use super::{handover, identity, wire};
 
 /// How often a waiting request looks at its call's cancellation flag.
 const POLL: Duration = Duration::from_millis(20);
@@ -34,21 +35,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// What starting a pack's process needs.
-#[derive(Clone, Debug)]
-pub struct StartSpec {
-    /// The `xcsh` executable.
-    pub exe: PathBuf,
-    /// `-v` count for its log output.
-    pub verbosity: u8,
-    /// What it opens and how it sandboxes itself.
-    pub open: OpenPack,
-    /// How long it may take to open the pack (load-time code, checks and
-    /// factory) and answer; past it the process is killed. `None`: no
-    /// limit.
-    pub open_limit: Option<Duration>,
 }
 
 /// Called (on the reader thread) when a process ends that the agent did
@@ -84,6 +70,8 @@ pub struct PackProcess {
     stop_reason: Mutex<Option<String>>,
     stderr: StderrTail,
     shut_down: AtomicBool,
+    /// It runs under bubblewrap.
+    namespaces: bool,
 }
 
 impl std::fmt::Debug for PackProcess {
@@ -115,12 +103,13 @@ impl PackProcess {
             .path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let mut command = Command::new(&spec.exe);
+        let mut args = Vec::new();
         if spec.verbosity > 0 {
-            command.arg(format!("-{}", "v".repeat(usize::from(spec.verbosity))));
+            args.push(format!("-{}", "v".repeat(usize::from(spec.verbosity))).into());
         }
+        args.push(SUBCOMMAND.into());
+        let (mut command, namespaces) = handover::command(spec, &args)?;
         command
-            .arg(SUBCOMMAND)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -128,9 +117,8 @@ impl PackProcess {
         // which then still reaches the pack to discard its actions.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot start its process ({}): {e}", spec.exe.display()))?;
+        let mut child =
+            handover::spawn(command).map_err(|e| format!("cannot start its process: {e}"))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -141,10 +129,10 @@ impl PackProcess {
         let mut writer = BufWriter::new(stdin);
         let mut reader = BufReader::new(stdout);
         let (handshook, stopped) = within_limit(&mut child, spec.open_limit, || {
-            handshake(&mut writer, &mut reader, &spec.open)
+            handshake(&mut writer, &mut reader, &spec.open, spec.frame_limit)
         });
         if let (true, Some(limit)) = (stopped, spec.open_limit) {
-            let ending = finish(&mut child, &stderr, None);
+            let ending = finish(&mut child, &stderr, None, namespaces);
             tracing::debug!(how = %ending.how, "pack process stopped at its open limit");
             return Err(format!(
                 "its process did not open the pack within {limit:?} (stopped){}",
@@ -152,13 +140,22 @@ impl PackProcess {
             ));
         }
         let opened = match handshook {
-            Ok(Ok(opened)) => opened,
+            Ok(Ok((opened, sandbox))) => {
+                match identity::recorded(opened, spec.pack.path(), sandbox, namespaces) {
+                    Ok(opened) => opened,
+                    Err(message) => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        return Err(message);
+                    }
+                }
+            }
             Ok(Err(message)) => {
                 let _ = child.wait();
                 return Err(message);
             }
             Err(error) => {
-                let ending = finish(&mut child, &stderr, None);
+                let ending = finish(&mut child, &stderr, None, namespaces);
                 tracing::debug!(%error, "pack process handshake failed");
                 return Err(format!(
                     "its process {} while opening the pack{}",
@@ -176,11 +173,13 @@ impl PackProcess {
             stop_reason: Mutex::new(None),
             stderr,
             shut_down: AtomicBool::new(false),
+            namespaces,
         });
         let reading = Arc::clone(&process);
+        let limits = (spec.frame_limit, timeout);
         std::thread::Builder::new()
             .name(format!("xcsh-pack-{}", opened.name))
-            .spawn(move || reading.read_replies(reader, &store, timeout, &on_crash))
+            .spawn(move || reading.read_replies(reader, limits, &store, &on_crash))
             .map_err(|e| format!("cannot start a thread for its process: {e}"))?;
         Ok((process, opened))
     }
@@ -345,16 +344,19 @@ impl PackProcess {
 
     /// The reader thread: replies to their waiters, pushes into the
     /// store, and at the end, how the process ended to everyone waiting.
+    /// Frames longer than `frame_limit` (the first of `limits`), and any
+    /// frame that is not a valid reply, stop the process as a protocol
+    /// violation; `timeout` (the second) limits applies and rejects.
     fn read_replies(
         self: Arc<Self>,
         mut reader: BufReader<ChildStdout>,
+        (frame_limit, timeout): (usize, Option<Duration>),
         store: &Weak<PendingActionStore>,
-        timeout: Option<Duration>,
         on_crash: &OnCrash,
     ) {
         let mut buffer = Vec::new();
         loop {
-            match frame::read::<Reply>(&mut reader, &mut buffer) {
+            match frame::read_within::<Reply>(&mut reader, &mut buffer, frame_limit) {
                 Ok(Some(Reply::Pushed(pushed))) => self.deliver_push(pushed, store, timeout),
                 Ok(Some(Reply::Progress { id, output })) => {
                     if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
@@ -366,18 +368,28 @@ impl PackProcess {
                         let _ = waiter.send(Event::Done(outcome));
                     }
                 }
-                Ok(Some(Reply::Opened(_) | Reply::OpenFailed { .. })) => {
-                    tracing::warn!(pack = %self.pack, "unexpected message from the pack's process");
+                Ok(Some(Reply::Opened(_) | Reply::OpenFailed { .. } | Reply::Sandboxed(_))) => {
+                    self.stop("sent an invalid message: a second reply to opening the pack".into());
+                    break;
                 }
                 Ok(None) => break,
-                Err(error) => {
+                Err(error @ (FrameError::Io(_) | FrameError::Truncated)) => {
                     tracing::warn!(pack = %self.pack, %error, "broken pipe to the pack's process");
+                    break;
+                }
+                Err(error) => {
+                    self.stop(format!("sent an invalid message: {error}"));
                     break;
                 }
             }
         }
         let stop_reason = lock(&self.stop_reason).clone();
-        let ending = finish(&mut lock(&self.child), &self.stderr, stop_reason);
+        let ending = finish(
+            &mut lock(&self.child),
+            &self.stderr,
+            stop_reason,
+            self.namespaces,
+        );
         let crashed = !self.shut_down.load(Ordering::Acquire);
         // Count the crash before anyone waiting hears of it, so their next
         // call sees the pack disabled if this was one crash too many.
@@ -395,13 +407,15 @@ impl PackProcess {
     }
 }
 
-/// The hello each way, then the open request and its reply. The outer
+/// The hello each way, then the open request, the sandbox it entered
+/// (reported before the pack's code ran) and the pack opened. The outer
 /// error is a broken pipe; the inner one the pack's own failure to open.
 fn handshake(
     writer: &mut BufWriter<ChildStdin>,
     reader: &mut BufReader<ChildStdout>,
     open: &OpenPack,
-) -> Result<Result<Opened, String>, FrameError> {
+    limit: usize,
+) -> Result<Result<(Opened, SandboxStatus), String>, FrameError> {
     let mut buffer = Vec::new();
     frame::write(writer, &Hello::current())?;
     frame::write(writer, &Request::Open(open.clone()))?;
@@ -414,8 +428,14 @@ fn handshake(
             Hello::current().version
         )));
     }
-    match frame::read(reader, &mut buffer)? {
-        Some(Reply::Opened(opened)) => Ok(Ok(opened)),
+    let sandbox = match frame::read_within(reader, &mut buffer, limit)? {
+        Some(Reply::Sandboxed(sandbox)) => sandbox,
+        Some(Reply::OpenFailed { message }) => return Ok(Err(message)),
+        Some(_) => return Ok(Err("its process answered out of turn".to_owned())),
+        None => return Err(FrameError::Truncated),
+    };
+    match frame::read_within(reader, &mut buffer, limit)? {
+        Some(Reply::Opened(opened)) => Ok(Ok((opened, sandbox))),
         Some(Reply::OpenFailed { message }) => Ok(Err(message)),
         Some(_) => Ok(Err("its process answered out of turn".to_owned())),
         None => Err(FrameError::Truncated),
@@ -448,8 +468,14 @@ fn within_limit<R>(
 }
 
 /// Waits for a process whose pipe closed (killing it if it lingers), then
-/// describes its end with its last stderr lines.
-fn finish(child: &mut Child, stderr: &StderrTail, stop_reason: Option<String>) -> Ending {
+/// describes its end with its last stderr lines (reading the exit status
+/// as bubblewrap reports a signal when it ran in `namespaces`).
+fn finish(
+    child: &mut Child,
+    stderr: &StderrTail,
+    stop_reason: Option<String>,
+    namespaces: bool,
+) -> Ending {
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -463,6 +489,7 @@ fn finish(child: &mut Child, stderr: &StderrTail, stop_reason: Option<String>) -
         }
     };
     let mut ending = match status {
+        Some(status) if namespaces => Ending::from_bubblewrap_status(status),
         Some(status) => Ending::from_status(status),
         None => Ending {
             how: "ended".to_owned(),

@@ -108,5 +108,14 @@ pub fn describe(status: &SandboxStatus) -> String {
             format!("partly sandboxed (Landlock ABI {abi} lacks some restrictions)")
         }
         SandboxStatus::Unconfined { reason } => format!("unconfined: {reason}"),
+        SandboxStatus::Namespaces { landlock } => match &**landlock {
+            SandboxStatus::Enforced { abi } => {
+                format!("sandboxed (bubblewrap, Landlock ABI {abi})")
+            }
+            SandboxStatus::Partial { abi } => {
+                format!("sandboxed (bubblewrap, Landlock ABI {abi} partly)")
+            }
+            _ => "sandboxed (bubblewrap, no Landlock inside)".to_owned(),
+        },
     }
 }

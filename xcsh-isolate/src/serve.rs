@@ -20,9 +20,10 @@ use xcsh_core::{
     CancellationToken, PendingEntry, Session, Tool, ToolContext, ToolError, panic_message,
 };
 use xcsh_isolate_protocol::{
-    Hello, OpenPack, Opened, Outcome, PushedAction, Reply, Request, SandboxStatus, ToolSpec, frame,
+    Hello, OpenPack, Opened, Outcome, PACK_FD, PushedAction, Reply, Request, SandboxStatus,
+    ToolSpec, frame,
 };
-use xcsh_loader::{HostBinding, PackLibrary, PackLoader};
+use xcsh_loader::{HostBinding, PackLoader, SealedPack};
 
 use super::{sandbox, wire};
 
@@ -62,7 +63,7 @@ pub fn serve() -> anyhow::Result<()> {
         bail!("the agent did not ask to open a pack");
     };
     let writer = Arc::new(Writer(Mutex::new(output)));
-    let server = match open_pack(&open) {
+    let server = match open_pack(&open, &writer) {
         Ok((session, tools, opened)) => {
             writer.send(&Reply::Opened(opened));
             Server::new(Arc::clone(&writer), session, tools, open.cwd)
@@ -143,12 +144,14 @@ fn take_protocol_pipes() -> anyhow::Result<(File, File)> {
     bail!("isolated packs need a Unix system")
 }
 
-/// Sets the limits, enters the sandbox and opens the pack.
 /// An opened pack: its session (the store its pushes land in), its tools,
 /// and what the agent is told.
 type OpenedPack = (Session, Vec<Arc<dyn Tool>>, Opened);
 
-fn open_pack(open: &OpenPack) -> Result<OpenedPack, String> {
+/// Sets the limits, enters the sandbox, tells the agent which (before any
+/// of the pack's code runs), then maps the sealed library the agent handed
+/// over and opens the pack.
+fn open_pack(open: &OpenPack, writer: &Writer) -> Result<OpenedPack, String> {
     if let Some(limit) = open.memory_limit {
         sandbox::limit_memory(limit)?;
     }
@@ -161,12 +164,11 @@ fn open_pack(open: &OpenPack) -> Result<OpenedPack, String> {
             "refusing to run it unconfined ({reason}): the config sets require_sandbox"
         ));
     }
+    writer.send(&Reply::Sandboxed(sandbox.clone()));
+    let pack = SealedPack::inherited(open.path.clone(), PACK_FD).map_err(|e| e.to_string())?;
     let session = Session::new(&open.cwd);
-    let report = PackLoader::new().load(
-        &session,
-        &HostBinding::for_session(&session),
-        std::slice::from_ref(&open.path),
-    );
+    let (report, library) =
+        PackLoader::new().load_sealed(&session, &HostBinding::for_session(&session), pack);
     if let Some(failure) = report.failures.into_iter().next() {
         return Err(failure.error.to_string());
     }
@@ -190,8 +192,7 @@ fn open_pack(open: &OpenPack) -> Result<OpenedPack, String> {
             hints: wire::hints_to_wire(tool.hints()),
         })
         .collect();
-    // Loading opened it: this returns the library already open.
-    let abi_version = PackLibrary::open(&loaded.path)
+    let abi_version = library
         .map(|library| library.abi_version().to_owned())
         .unwrap_or_default();
     let opened = Opened {

@@ -1,14 +1,25 @@
 //! The stderr of a pack's process: passed through to the agent's own
 //! stderr line by line, its last lines kept for crash reports.
+//!
+//! A pack chooses every byte of it, so it is read with a bound (a line
+//! longer than [`MAX_LINE_BYTES`] is cut, the rest of it counted and
+//! dropped, never buffered) and every line is escaped
+//! ([`escape::line`](xcsh_text::escape::line)) before it reaches a terminal or
+//! a log: no carriage return or terminal escape of a pack can rewrite what
+//! the agent shows.
 
 use std::collections::VecDeque;
-use std::io::{BufRead as _, BufReader, Read};
+use std::io::Read;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How many lines a crash report quotes.
 pub const TAIL_LINES: usize = 8;
+
+/// The longest line kept or relayed, in bytes; the rest of a longer line
+/// is dropped as it is read.
+pub const MAX_LINE_BYTES: usize = 4096;
 
 /// The last lines a process wrote to stderr.
 #[derive(Debug)]
@@ -27,18 +38,14 @@ impl StderrTail {
             .name(format!("xcsh-stderr-{pack}"))
             .spawn(move || {
                 let _done = done;
-                let mut reader = BufReader::new(stderr);
-                let mut line = Vec::new();
-                while matches!(reader.read_until(b'\n', &mut line), Ok(n) if n > 0) {
-                    let text = String::from_utf8_lossy(&line).trim_end().to_owned();
-                    line.clear();
+                read_lines(stderr, |text| {
                     eprintln!("{text}");
                     let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
                     if kept.len() == TAIL_LINES {
                         kept.pop_front();
                     }
                     kept.push_back(text);
-                }
+                });
             });
         if let Err(error) = spawned {
             tracing::warn!(%error, "cannot read a pack process's stderr");
@@ -70,6 +77,55 @@ impl StderrTail {
     }
 }
 
+/// Reads `input` to its end in fixed chunks, handing each line to `line`,
+/// escaped and without its line ending. A line is handed over at most
+/// [`MAX_LINE_BYTES`] long, as soon as it reaches that length, with a note
+/// that it was cut; the rest of it is dropped as it is read.
+fn read_lines(mut input: impl Read, mut line: impl FnMut(String)) {
+    let mut chunk = [0u8; 8192];
+    let mut current = Vec::with_capacity(256);
+    let mut dropping = false;
+    let mut emit = |current: &mut Vec<u8>, cut: bool| {
+        let text = String::from_utf8_lossy(current);
+        let mut text = xcsh_text::escape::line(text.trim_end()).into_owned();
+        if cut {
+            text.push_str(&format!(" … (cut at {MAX_LINE_BYTES} bytes)"));
+        }
+        current.clear();
+        line(text);
+    };
+    loop {
+        let read = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        for piece in chunk[..read].split_inclusive(|&b| b == b'\n') {
+            let (body, ends) = match piece.split_last() {
+                Some((b'\n', body)) => (body, true),
+                _ => (piece, false),
+            };
+            if !dropping {
+                let room = MAX_LINE_BYTES - current.len();
+                current.extend_from_slice(&body[..body.len().min(room)]);
+                if body.len() > room {
+                    emit(&mut current, true);
+                    dropping = true;
+                } else if ends {
+                    emit(&mut current, false);
+                }
+            }
+            if ends {
+                dropping = false;
+            }
+        }
+    }
+    if !current.is_empty() {
+        emit(&mut current, false);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +137,46 @@ mod tests {
         let lines = tail.lines(Duration::from_secs(5));
         let expected: Vec<String> = (13..=20).map(|n| format!("line {n}")).collect();
         assert_eq!(lines, expected);
+    }
+
+    /// An endless line, as a pack can write one: never buffered past the
+    /// bound, however long it runs.
+    struct Endless(usize);
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.0);
+            buf[..n].fill(b'x');
+            self.0 -= n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_line_without_end_is_cut_at_the_bound_as_it_is_read() {
+        let mut lines = Vec::new();
+        read_lines(Endless(64 * 1024 * 1024).chain(&b"\nnext"[..]), |line| {
+            lines.push(line)
+        });
+        assert_eq!(
+            lines,
+            [
+                format!(
+                    "{} … (cut at {MAX_LINE_BYTES} bytes)",
+                    "x".repeat(MAX_LINE_BYTES)
+                ),
+                "next".to_owned()
+            ]
+        );
+    }
+
+    #[test]
+    fn terminal_escapes_and_carriage_returns_are_shown_not_obeyed() {
+        let text = "ok\r\u{1b}[2KApprove all? [y/N]\u{7}\nnext\n";
+        let tail = StderrTail::start(std::io::Cursor::new(text.as_bytes().to_vec()), "t");
+        assert_eq!(
+            tail.lines(Duration::from_secs(5)),
+            ["ok\\r\\u{1b}[2KApprove all? [y/N]\\u{7}", "next"]
+        );
     }
 }

@@ -75,7 +75,10 @@ impl RunPolicy {
             tool_timeout: (!timeout.is_zero()).then_some(timeout),
             allow_outside_root: false,
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
-            isolation: IsolationPolicy::new(settings.isolation.as_ref(), false),
+            isolation: IsolationPolicy {
+                result_cap: Some(DEFAULT_MAX_RESULT_BYTES),
+                ..IsolationPolicy::new(settings.isolation.as_ref(), false)
+            },
         }
     }
 
@@ -83,6 +86,7 @@ impl RunPolicy {
     pub fn with_max_result_bytes(mut self, flag: Option<usize>) -> Self {
         if let Some(bytes) = flag {
             self.max_result_bytes = (bytes != 0).then_some(bytes);
+            self.isolation.result_cap = self.max_result_bytes;
         }
         self
     }

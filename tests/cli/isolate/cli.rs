@@ -15,6 +15,7 @@ fn crashy() -> std::path::PathBuf {
 /// True when `line` ends by saying its pack is isolated, sandboxed or not.
 fn says_isolated(line: &str) -> bool {
     line.contains(", isolated, sandboxed (Landlock ABI ")
+        || line.contains(", isolated, sandboxed (bubblewrap, ")
         || line.contains(", isolated, unconfined: ")
 }
 
@@ -88,7 +89,9 @@ fn the_environment_variable_isolates_every_pack_and_tools_says_so() {
     let listing: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
     let isolated = listing["tools"][2]["source"]["isolated"].as_str().unwrap();
     assert!(
-        isolated.starts_with("sandboxed (Landlock ABI ") || isolated.starts_with("unconfined: "),
+        isolated.starts_with("sandboxed (Landlock ABI ")
+            || isolated.starts_with("sandboxed (bubblewrap, ")
+            || isolated.starts_with("unconfined: "),
         "{isolated}"
     );
 }

@@ -4,6 +4,9 @@
 
 mod cli;
 mod crashes;
+mod handover;
+mod hostile;
+mod namespaces;
 mod parity;
 mod sandbox;
 

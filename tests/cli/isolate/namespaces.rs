@@ -1,0 +1,114 @@
+//! The namespace sandbox (bubblewrap), provisioned by
+//! `scripts/provision-bubblewrap`: a hostile isolated pack kills and stops
+//! its parent, leaves a daemon behind and writes xcsh's records; the agent,
+//! the other pack's pending action and the records are untouched, and
+//! nothing of the pack outlives the session.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::hostile::{call, isolated, run_between, texts};
+use crate::support::{Env, arg};
+
+/// `bwrap`, installed by the project's script if missing (on Debian).
+fn bubblewrap() -> &'static PathBuf {
+    static FOUND: OnceLock<PathBuf> = OnceLock::new();
+    FOUND.get_or_init(|| {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/provision-bubblewrap");
+        let output = std::process::Command::new(script).output().unwrap();
+        assert!(
+            output.status.success(),
+            "these tests need bubblewrap: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+    })
+}
+
+/// The status `xcsh tools` gives the hostile pack here.
+fn status(env: &Env) -> String {
+    let output = env.run(
+        &[
+            "tools",
+            "--isolate",
+            "--plugin",
+            arg(&super::hostile::hostile()),
+        ],
+        "",
+    );
+    output
+        .stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("kill_parent"))
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn the_pack_runs_in_namespaces_when_bubblewrap_is_there() {
+    assert!(bubblewrap().is_file());
+    let env = Env::new();
+    let line = status(&env);
+    assert!(
+        line.contains(", isolated, sandboxed (bubblewrap, Landlock ABI "),
+        "{line}"
+    );
+}
+
+#[test]
+fn killing_or_stopping_its_parent_reaches_only_its_sandbox() {
+    bubblewrap();
+    let env = Env::new();
+    let output = run_between(
+        &env,
+        isolated(&env),
+        &[call("kill_parent", json!({})), call("progress", json!({}))],
+    );
+    let texts = texts(&output);
+    // Its parent is its sandbox's first process, pid 1 of its namespace.
+    assert!(
+        texts[1] == "signalled 1" || texts[1].starts_with("Tool kill_parent crashed: "),
+        "{texts:?}"
+    );
+    assert!(texts[2].starts_with("done in "), "{texts:?}");
+}
+
+#[test]
+fn nothing_the_pack_starts_outlives_the_session() {
+    bubblewrap();
+    let env = Env::new();
+    let marker = env.work().join("daemon-ran");
+    run_between(
+        &env,
+        isolated(&env),
+        &[call("leave_daemon", json!({"text": arg(&marker)}))],
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(!marker.exists(), "the daemon outlived the session");
+}
+
+#[test]
+fn xcsh_s_records_in_the_working_directory_are_read_only_to_the_pack() {
+    bubblewrap();
+    let env = Env::new();
+    let journal = env.write(".xcsh/journal.jsonl", "{\"kept\":true}\n");
+    let output = run_between(
+        &env,
+        isolated(&env),
+        &[call(
+            "plant_script",
+            json!({"paths": [arg(&journal)], "script": "forged"}),
+        )],
+    );
+    assert_eq!(
+        texts(&output)[1],
+        format!("{}: Read-only file system (os error 30)", journal.display())
+    );
+    // The agent itself goes on recording there.
+    let records = std::fs::read_to_string(&journal).unwrap();
+    assert!(records.starts_with("{\"kept\":true}\n"), "{records}");
+    assert!(!records.contains("forged"), "{records}");
+}

@@ -1,0 +1,135 @@
+//! The namespace sandbox: a pack's process started under bubblewrap
+//! (`bwrap`, the engine of Flatpak, and what Codex's and Claude Code's
+//! Linux sandboxes run tools under), with Landlock kept inside it as a
+//! second layer.
+//!
+//! What it sets up for one pack's process:
+//!
+//! - every namespace of its own (`--unshare-all`): no network but its own
+//!   loopback unless granted `network` (`--share-net`), no view of or
+//!   signal to any process outside, its own IPC and abstract sockets;
+//! - the whole system read-only, `/dev` a minimal one (`null`, `zero`,
+//!   `random`, …, no real device), `/proc` its own, `/tmp`, `/run` and the
+//!   temporary directory private and empty (no socket of the user's there);
+//! - the working directory writable (everything, with `write-anywhere`,
+//!   and then no private directories), except `.xcsh/` and `.git/` where
+//!   they exist, bound read-only over it (libraries the agent loaded need
+//!   no hole: it runs sealed copies of them, see `xcsh_loader::SealedPack`);
+//! - `--die-with-parent` and its own PID namespace: when the agent ends, or
+//!   kills the process (time-out, restart, session end), every process the
+//!   pack started dies with it.
+//!
+//! bubblewrap is used where it is found on `PATH` and can create the
+//! namespaces (a probe, once per agent process); elsewhere packs run in the
+//! Landlock sandbox alone.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use xcsh_isolate_protocol::SandboxRequest;
+
+/// Where the agent's image is handed to `bwrap`, which executes it as
+/// `/proc/self/fd/EXE_FD` inside the sandbox.
+pub const EXE_FD: i32 = 4;
+
+/// A usable `bwrap`, or why there is none (probed once).
+pub fn available() -> Result<&'static Path, &'static str> {
+    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(probe)
+        .as_ref()
+        .map(PathBuf::as_path)
+        .map_err(String::as_str)
+}
+
+fn probe() -> Result<PathBuf, String> {
+    let program = find_on_path("bwrap").ok_or_else(|| "bubblewrap is not installed".to_owned())?;
+    let works = Command::new(&program)
+        .args(["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"])
+        .args(["--proc", "/proc", "--dev", "/dev", "--", "true"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if works {
+        Ok(program)
+    } else {
+        Err("bubblewrap cannot create namespaces here".to_owned())
+    }
+}
+
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+        .and_then(|path| std::fs::canonicalize(path).ok())
+}
+
+/// `bwrap`'s arguments for a process working in `cwd` under `request`,
+/// running the image at [`EXE_FD`] with `args`.
+pub fn arguments(request: &SandboxRequest, cwd: &Path, args: &[OsString]) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::new();
+    let mut push = |items: &[&OsStr]| out.extend(items.iter().map(|s| s.to_os_string()));
+    push(&["--die-with-parent".as_ref(), "--new-session".as_ref()]);
+    push(&["--unshare-all".as_ref()]);
+    if request.network {
+        push(&["--share-net".as_ref()]);
+    }
+    if request.write_anywhere {
+        push(&["--bind".as_ref(), "/".as_ref(), "/".as_ref()]);
+    } else {
+        push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
+    }
+    push(&["--dev".as_ref(), "/dev".as_ref()]);
+    push(&["--proc".as_ref(), "/proc".as_ref()]);
+    if !request.write_anywhere {
+        let temp = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| "/tmp".into());
+        for private in [Path::new("/tmp"), Path::new("/run"), temp.as_path()] {
+            push(&["--tmpfs".as_ref(), private.as_os_str()]);
+        }
+        push(&["--bind".as_ref(), cwd.as_os_str(), cwd.as_os_str()]);
+    }
+    for record in [cwd.join(".xcsh"), cwd.join(".git")] {
+        if record.exists() {
+            push(&["--ro-bind".as_ref(), record.as_os_str(), record.as_os_str()]);
+        }
+    }
+    push(&["--chdir".as_ref(), cwd.as_os_str()]);
+    let exe = format!("/proc/self/fd/{EXE_FD}");
+    push(&["--".as_ref(), exe.as_ref()]);
+    out.extend(args.iter().cloned());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_working_directory_is_writable_but_its_records_are_not() {
+        let cwd = tempfile::tempdir().unwrap();
+        let cwd = std::fs::canonicalize(cwd.path()).unwrap();
+        std::fs::create_dir(cwd.join(".xcsh")).unwrap();
+        let request = SandboxRequest::default();
+        let args = arguments(&request, &cwd, &["pack-host".into()]);
+        let text: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let at = |flag: &str, path: &Path| {
+            text.windows(3)
+                .position(|w| w[0] == flag && w[1] == path.to_string_lossy() && w[2] == w[1])
+        };
+        assert!(text.contains(&"--unshare-all".to_owned()));
+        assert!(!text.contains(&"--share-net".to_owned()));
+        assert!(at("--ro-bind", Path::new("/")).is_some());
+        let writable = at("--bind", &cwd).unwrap();
+        let records = at("--ro-bind", &cwd.join(".xcsh")).unwrap();
+        assert!(records > writable, "bound read-only over the writable one");
+        assert!(at("--ro-bind", &cwd.join(".git")).is_none(), "absent");
+        assert_eq!(text[text.len() - 2..], ["/proc/self/fd/4", "pack-host"]);
+    }
+}

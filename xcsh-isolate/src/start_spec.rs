@@ -1,0 +1,31 @@
+//! What starting a pack's process needs: which image, which sealed
+//! library, what to open and how long it may take.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use xcsh_isolate_protocol::OpenPack;
+use xcsh_loader::SealedPack;
+
+/// What starting a pack's process needs.
+#[derive(Clone, Debug)]
+pub struct StartSpec {
+    /// The `xcsh` executable; `None`: this process's own image (see
+    /// [`handover`](super::handover)).
+    pub exe: Option<PathBuf>,
+    /// The pack's library, checked and sealed by the agent: every process
+    /// of the pack maps these bytes.
+    pub pack: Arc<SealedPack>,
+    /// `-v` count for its log output.
+    pub verbosity: u8,
+    /// What it opens and how it sandboxes itself.
+    pub open: OpenPack,
+    /// The largest frame read from the process (see
+    /// [`IsolationPolicy::frame_limit`](super::IsolationPolicy::frame_limit)).
+    pub frame_limit: usize,
+    /// How long it may take to open the pack (load-time code, checks and
+    /// factory) and answer; past it the process is killed. `None`: no
+    /// limit.
+    pub open_limit: Option<Duration>,
+}
