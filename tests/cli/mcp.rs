@@ -409,15 +409,21 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     files.sort();
     assert_eq!(files, ["b.txt", "c.txt", "d.txt", "e.txt", "old-a.txt"]);
 
-    // Every question and answer is journaled, by the person.
+    // Every question and answer is journaled: by the person, or by nobody
+    // when no person could be asked.
     let journal = std::fs::read_to_string(env.work().join(".xcsh/journal.jsonl")).unwrap();
     let answers: Vec<(String, String)> = journal
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .filter(|line| line["event"] == "answer")
         .map(|line| {
-            assert_eq!(line["decidedBy"], "person", "{line}");
             let outcome = line["outcome"].as_str().unwrap().to_owned();
+            let by = if outcome == "unavailable" {
+                "nobody"
+            } else {
+                "person"
+            };
+            assert_eq!(line["decidedBy"], by, "{line}");
             (outcome, line["reason"].as_str().unwrap_or("").to_owned())
         })
         .collect();
