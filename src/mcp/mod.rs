@@ -30,10 +30,13 @@
 //! 2026-07-28; clients that open with `initialize` get 2025-11-25 or the
 //! revision they ask for.
 
+pub mod auth;
 pub mod convert;
 pub mod elicit;
+pub mod http;
 pub mod notify;
 pub mod server;
+pub mod sessions;
 pub mod stdio;
 pub mod transport;
 

@@ -39,6 +39,9 @@ pub struct XcshServer {
     /// Asks the client's user under the `ask` policy; learns the peer
     /// from each call.
     approver: Option<Arc<ElicitingApprover>>,
+    /// Kept alive as long as the server (an HTTP session's end, see
+    /// `super::sessions`).
+    held: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl XcshServer {
@@ -52,7 +55,14 @@ impl XcshServer {
             next_call: Arc::new(AtomicU64::new(1)),
             input_closed: None,
             approver: None,
+            held: None,
         }
+    }
+
+    /// Keeps `held` alive while any clone of this server is.
+    pub fn holding(mut self, held: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        self.held = Some(held);
+        self
     }
 
     /// Lets `approver` ask this connection's client.

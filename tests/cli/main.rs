@@ -12,6 +12,7 @@ mod installed;
 mod isolate;
 mod limits;
 mod mcp;
+mod mcp_http;
 mod mcp_shutdown;
 mod mcp_wire;
 mod pack_new;
