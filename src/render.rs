@@ -173,5 +173,7 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+pub mod progress;
+
 #[cfg(test)]
 mod tests;

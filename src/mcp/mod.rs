@@ -35,6 +35,7 @@ pub mod convert;
 pub mod elicit;
 pub mod http;
 pub mod notify;
+pub mod progress;
 pub mod server;
 pub mod sessions;
 pub mod stdio;
@@ -78,7 +79,7 @@ const SHUTDOWN_WAIT: Duration = Duration::from_millis(100);
 
 /// How long the call a cancelled question cut short may take to send its
 /// answer after a signal, before the connection is closed.
-const CUT_SHORT_WAIT: Duration = Duration::from_millis(300);
+const CUT_SHORT_WAIT: Duration = Duration::from_millis(500);
 
 /// Serves one connection on standard input and output, then ends the session.
 async fn serve_stdio(server: XcshServer, approver: &elicit::ElicitingApprover) {

@@ -13,6 +13,7 @@ mod isolate;
 mod limits;
 mod mcp;
 mod mcp_http;
+mod mcp_progress;
 mod mcp_shutdown;
 mod mcp_wire;
 mod pack_new;

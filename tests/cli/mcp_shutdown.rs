@@ -143,14 +143,18 @@ fn end_while_asking(end: End) {
     if let End::Terminate = end {
         assert!(rest.contains(&cancelled), "{rest:#?}");
     }
-    let answered = rest
-        .iter()
-        .find(|m| m["id"] == 3)
-        .expect("resolve answered");
-    assert_eq!(
-        answered["result"]["content"][0]["text"],
-        "Apply needs a person's approval (policy ask for batch_rename_preview), but the MCP client went away before its user answered. The action is still pending."
-    );
+    // After a signal the answer gets a moment to go out before the
+    // connection closes, but is not waited for past it.
+    let answered = rest.iter().find(|m| m["id"] == 3);
+    if let (End::CloseInput, None) = (end, answered) {
+        panic!("resolve not answered: {rest:#?}");
+    }
+    if let Some(answered) = answered {
+        assert_eq!(
+            answered["result"]["content"][0]["text"],
+            "Apply needs a person's approval (policy ask for batch_rename_preview), but the MCP client went away before its user answered. The action is still pending."
+        );
+    }
 
     // Discarded as at every session end, never applied, and journaled.
     let mut stderr = String::new();
