@@ -96,6 +96,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
         );
     policy.isolation.verbosity = cli.verbose;
+    let (packs, from_project) = (discovery.packs.clone(), discovery.from_project.clone());
     let mut agent = Agent::start(&cwd, discovery, &policy)?;
     let mut registries = Vec::new();
     if let Some(reading) = user_registry {
@@ -105,9 +106,48 @@ pub fn run() -> anyhow::Result<ExitCode> {
         registries.push(read?);
     }
     registries.extend(collected.project_registry);
-    agent.offer_installed(registries, &policy);
+    agent.offer_installed(registries.clone(), &policy);
     approve::install_policies(&agent, &collected.settings, cli.packs());
     xcsh_agent::journal::install(&agent, &collected.settings, &cwd);
+    if let Command::Mcp(args) = &cli.command
+        && let Some(addr) = &args.http
+    {
+        // One session per MCP session, each started as the first was.
+        let (settings, flags) = (collected.settings.clone(), cli.packs().clone());
+        let start = move || -> anyhow::Result<Agent> {
+            let discovery = sources::Discovery {
+                packs: packs.clone(),
+                from_project: from_project.clone(),
+                warnings: Vec::new(),
+            };
+            let mut agent = Agent::start(&cwd, discovery, &policy)?;
+            agent.offer_installed(registries.clone(), &policy);
+            approve::install_policies(&agent, &settings, &flags);
+            xcsh_agent::journal::install(&agent, &settings, &cwd);
+            Ok(agent)
+        };
+        drop(agent);
+        let token_file =
+            if args.no_token {
+                None
+            } else {
+                let default = || {
+                    UserDirs::from_os()
+                        .data
+                        .map(|data| data.join(xcsh_mcp::auth::TOKEN_FILE_NAME))
+                };
+                Some(args.token_file.clone().or_else(default).context(
+                    "no user data directory for the token file; name one with --token-file",
+                )?)
+            };
+        let options = xcsh_mcp::http::HttpOptions {
+            addr: xcsh_mcp::http::parse_addr(addr)?,
+            idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
+            token_file,
+        };
+        xcsh_mcp::http::serve(options, Arc::new(start))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // Who answers an `ask`: the terminal's person, the run's flags; the
     // MCP server asks its client (see `xcsh_mcp::serve`).
     match &cli.command {

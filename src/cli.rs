@@ -297,6 +297,21 @@ pub struct McpArgs {
     /// Tool packs to load.
     #[command(flatten)]
     pub packs: PackArgs,
+    /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:8765; a bare
+    /// port listens on the loopback interface) instead of standard input
+    /// and output: one session per MCP session.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// With --http: end a session after this many seconds without a request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, requires = "http")]
+    pub idle_timeout: u64,
+    /// With --http: where to write the bearer token clients must send
+    /// (default: mcp-token in the user's xcsh data directory).
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// With --http: let requests in without the bearer token.
+    #[arg(long, requires = "http")]
+    pub no_token: bool,
 }
 
 #[cfg(test)]

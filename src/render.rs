@@ -156,5 +156,6 @@ pub fn loaded_packs(report: &LoadReport) -> Vec<String> {
         .collect()
 }
 
+pub mod progress;
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 //! completion of tool names and the pending stack in the prompt.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use rustyline::completion::Completer;
@@ -144,7 +145,9 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
     }
 
     println!("{}", banner(agent));
-    let driver = Driver::new(&agent.session);
+    let driver = Driver::new(&agent.session).showing_progress(Arc::new(|tool, partial| {
+        println!("{}", render::progress::line(tool, partial));
+    }));
     let mut entry = 0;
     loop {
         let line = match editor.readline(&prompt(agent.session.store().len())) {

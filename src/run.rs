@@ -3,6 +3,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 
@@ -35,14 +36,21 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
         }
         _ => Box::new(io::stdin().lock()),
     };
-    let mut out = io::stdout().lock();
+    // Not locked for the whole run: progress lines are written from the
+    // thread running the call.
+    let mut out = io::stdout();
     if args.pretty {
         for line in render::loaded_packs(&agent.report) {
             writeln!(out, "{line}")?;
         }
         out.flush()?;
     }
-    let driver = Driver::new(&agent.session);
+    let mut driver = Driver::new(&agent.session);
+    if args.pretty {
+        driver = driver.showing_progress(Arc::new(|tool, partial| {
+            println!("{}", render::progress::line(tool, partial));
+        }));
+    }
     let mut buffer = Vec::new();
     let mut line = 0;
     loop {

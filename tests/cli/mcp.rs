@@ -35,8 +35,10 @@ fn run_client(env: &Env, options: &[&str]) -> Value {
         .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
+/// An error result whose only text is `text`, which a client model reads
+/// whichever field its client prefers.
 fn error_result(text: &str) -> Value {
-    json!({"isError": true, "texts": [text], "structured": null})
+    json!({"isError": true, "texts": [text], "modelSees": [text], "structured": null, "details": null})
 }
 
 /// The lines of a log that say what was discarded at the end.
@@ -97,9 +99,13 @@ fn mcp_session_over(options: &[&str]) {
     let preview =
         "Batch rename preview (2 files):\n  draft-a.md → final-a.md\n  draft-b.md → final-b.md";
     assert_eq!(old["preview"]["texts"], json!([preview, PREVIEW_REMINDER]));
+    // A client that hands its model `structuredContent` when present still
+    // gives it the reminder: details are under `_meta`, not there.
+    assert_eq!(old["preview"]["modelSees"], old["preview"]["texts"]);
+    assert_eq!(old["preview"]["structured"], Value::Null);
     assert_eq!(old["preview"]["isError"], false);
     assert_eq!(
-        old["preview"]["structured"],
+        old["preview"]["details"],
         json!({"renames": [{"from": "draft-a.md", "to": "final-a.md"}, {"from": "draft-b.md", "to": "final-b.md"}], "unchanged": []})
     );
     assert_eq!(old["listChangedAfterPreview"], 1);
@@ -110,8 +116,9 @@ fn mcp_session_over(options: &[&str]) {
         json!(["Renamed 2 files:\n  draft-a.md → final-a.md\n  draft-b.md → final-b.md"])
     );
     assert_eq!(old["apply"]["isError"], false);
-    assert_eq!(old["apply"]["structured"]["action"], "apply");
-    assert_eq!(old["apply"]["structured"]["label"], "Batch Rename: 2 files");
+    assert_eq!(old["apply"]["modelSees"], old["apply"]["texts"]);
+    assert_eq!(old["apply"]["details"]["action"], "apply");
+    assert_eq!(old["apply"]["details"]["label"], "Batch Rename: 2 files");
     assert_eq!(old["listChangedAfterApply"], 2);
     assert_eq!(old["toolsAfterApply"], idle);
 
@@ -128,11 +135,9 @@ fn mcp_session_over(options: &[&str]) {
             "Discarded batch rename of 1 file; nothing was renamed:\n  notes.txt → notes-old.txt"
         ])
     );
-    assert_eq!(old["discard"]["structured"]["action"], "discard");
-    assert_eq!(
-        old["discard"]["structured"]["reason"],
-        "the notes are current"
-    );
+    assert_eq!(old["discard"]["modelSees"], old["discard"]["texts"]);
+    assert_eq!(old["discard"]["details"]["action"], "discard");
+    assert_eq!(old["discard"]["details"]["reason"], "the notes are current");
     assert_eq!(old["listChangedAfterDiscard"], 4);
     assert_eq!(old["toolsAfterDiscard"], idle);
 
@@ -173,6 +178,7 @@ fn mcp_session_over(options: &[&str]) {
     assert_eq!(new["honoredToolsListChanged"], true);
     let modern = "Batch rename preview (1 file):\n  modern.txt → old-modern.txt";
     assert_eq!(new["preview"]["texts"], json!([modern, PREVIEW_REMINDER]));
+    assert_eq!(new["preview"]["modelSees"], new["preview"]["texts"]);
     assert_eq!(new["eventAfterPreview"], "ToolsListChanged");
     assert_eq!(
         new["toolsWhilePending"],
@@ -255,29 +261,33 @@ fn an_ask_apply_is_put_to_the_clients_user_through_elicitation() {
         json!(["Renamed 1 file:\n  a.txt → old-a.txt"])
     );
 
-    // Decline: discarded through reject, and the model reads the reason.
+    // Decline: discarded through reject, and the model reads the reason,
+    // also under a client that prefers `structuredContent`.
     let decline = &seen["decline"];
     assert_eq!(decline["apply"]["isError"], true);
-    assert_eq!(
-        decline["apply"]["texts"],
-        json!([
-            "A person declined to apply \"Batch Rename: 1 file\": it was discarded and nothing was applied. Their reason: b stays\nDiscarded batch rename of 1 file; nothing was renamed:\n  b.txt → old-b.txt"
-        ])
-    );
+    let declined = json!([
+        "A person declined to apply \"Batch Rename: 1 file\": it was discarded and nothing was applied. Their reason: b stays\nDiscarded batch rename of 1 file; nothing was renamed:\n  b.txt → old-b.txt"
+    ]);
+    assert_eq!(decline["apply"]["texts"], declined);
+    assert_eq!(decline["apply"]["modelSees"], declined);
     assert_eq!(
         decline["toolsAfterApply"],
         json!(["ast_edit", "batch_rename_preview"])
     );
 
-    // No elicitation: an error saying so, and the action stays pending.
+    // No elicitation: an error saying so, which the model reads whichever
+    // field its client prefers, and the action stays pending.
     let unsupported = &seen["unsupported"];
     assert_eq!(unsupported["asked"], json!([]));
+    let cannot_ask = "Apply needs a person's approval (policy ask for batch_rename_preview), but this MCP client cannot ask its user: it does not support elicitation (form mode). The action is still pending.";
     assert_eq!(
         unsupported["apply"],
         json!({
             "isError": true,
-            "texts": ["Apply needs a person's approval (policy ask for batch_rename_preview), but this MCP client cannot ask its user: it does not support elicitation (form mode). The action is still pending."],
-            "structured": {"action": "apply", "label": "Batch Rename: 1 file", "reason": "the model is sure", "sourceToolName": "batch_rename_preview"},
+            "texts": [cannot_ask],
+            "modelSees": [cannot_ask],
+            "structured": null,
+            "details": {"action": "apply", "label": "Batch Rename: 1 file", "reason": "the model is sure", "sourceToolName": "batch_rename_preview"},
         })
     );
     assert_eq!(
@@ -298,7 +308,7 @@ fn approval_message(name: &str) -> String {
 }
 
 fn refused(text: &str) -> Value {
-    json!({"isError": true, "texts": [text]})
+    json!({"isError": true, "texts": [text], "modelSees": [text]})
 }
 
 #[test]
@@ -323,7 +333,7 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     );
     assert_eq!(
         accept["apply"],
-        json!({"isError": false, "texts": ["Renamed 1 file:\n  a.txt → old-a.txt"]})
+        json!({"isError": false, "texts": ["Renamed 1 file:\n  a.txt → old-a.txt"], "modelSees": ["Renamed 1 file:\n  a.txt → old-a.txt"]})
     );
     assert_eq!(
         accept["toolsAfterApply"],
@@ -399,15 +409,21 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     files.sort();
     assert_eq!(files, ["b.txt", "c.txt", "d.txt", "e.txt", "old-a.txt"]);
 
-    // Every question and answer is journaled, by the person.
+    // Every question and answer is journaled: by the person, or by nobody
+    // when no person could be asked.
     let journal = std::fs::read_to_string(env.work().join(".xcsh/journal.jsonl")).unwrap();
     let answers: Vec<(String, String)> = journal
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .filter(|line| line["event"] == "answer")
         .map(|line| {
-            assert_eq!(line["decidedBy"], "person", "{line}");
             let outcome = line["outcome"].as_str().unwrap().to_owned();
+            let by = if outcome == "unavailable" {
+                "nobody"
+            } else {
+                "person"
+            };
+            assert_eq!(line["decidedBy"], by, "{line}");
             (outcome, line["reason"].as_str().unwrap_or("").to_owned())
         })
         .collect();

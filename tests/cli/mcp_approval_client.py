@@ -28,15 +28,9 @@ except ImportError as error:  # pragma: no cover - reported by the Rust test
     print(f"the official MCP Python SDK is not installed ({error})", file=sys.stderr)
     sys.exit(3)
 
+from mcp_record import record
+
 STEP_TIMEOUT = 10.0
-
-
-def record(result: types.CallToolResult) -> dict[str, Any]:
-    return {
-        "isError": bool(result.is_error),
-        "texts": [block.text for block in result.content if block.type == "text"],
-        "structured": result.structured_content,
-    }
 
 
 async def session(xcsh: str, pack: str, work: str, files: list[str], answer: dict[str, Any] | None) -> dict[str, Any]:

@@ -37,6 +37,8 @@ except ImportError as error:  # pragma: no cover - reported by the Rust test
     )
     sys.exit(3)
 
+from mcp_record import record as call_record
+
 STEP_TIMEOUT = 10.0
 RUN_TIMEOUT = 60.0
 LIST_CHANGED = "notifications/tools/list_changed"
@@ -66,14 +68,6 @@ class Notifications:
             while self.list_changed < count:
                 await anyio.sleep(0.01)
         return self.list_changed
-
-
-def call_record(result: types.CallToolResult) -> dict[str, Any]:
-    return {
-        "isError": bool(result.is_error),
-        "texts": [block.text for block in result.content if block.type == "text"],
-        "structured": result.structured_content,
-    }
 
 
 async def tool_names(client: Client) -> list[str]:

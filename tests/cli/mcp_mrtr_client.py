@@ -34,6 +34,8 @@ except ImportError as error:  # pragma: no cover - reported by the Rust test
     print(f"the official MCP Python SDK is not installed ({error})", file=sys.stderr)
     sys.exit(3)
 
+from mcp_record import model_sees, texts
+
 STEP_TIMEOUT = 10.0
 APPLY = {"action": "apply", "reason": "the model is sure"}
 ACCEPT = {"approval": types.ElicitResult(action="accept", content={"decision": "apply"})}
@@ -49,7 +51,8 @@ def record(result: Any) -> dict[str, Any]:
         }
     return {
         "isError": bool(result.is_error),
-        "texts": [block.text for block in result.content if block.type == "text"],
+        "texts": texts(result),
+        "modelSees": model_sees(result),
     }
 
 

@@ -151,6 +151,11 @@ fn garbage_and_over_large_messages_get_json_rpc_errors_and_the_session_goes_on()
         server.answer(),
         json!({"jsonrpc": "2.0", "id": 6, "result": {}})
     );
+    // 2026-07-28 removed `ping`: a request of that revision is told so.
+    server.send(
+        br#"{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}"#,
+    );
+    assert_eq!(server.answer(), error(json!(7), -32601, "ping"));
     drop(server.stdin.take());
     let status = server.child.wait().unwrap();
     assert!(status.success(), "{status}");

@@ -92,3 +92,21 @@ fn leaving_with_an_action_pending_discards_it() {
     repl.expect(Eof).unwrap();
     assert_eq!(env.files(), ["draft.md"]);
 }
+
+#[test]
+fn a_tools_partial_results_show_as_it_runs() {
+    let env = Env::new();
+    let pack = crate::support::pack_path("fixture-hostile");
+    let mut command = env.command(&["repl", "--plugin", arg(&pack)]);
+    command.env("TERM", "xterm");
+    let mut repl = Session::spawn(command).expect("spawn xcsh repl in a pty");
+    repl.set_expect_timeout(Some(Duration::from_secs(30)));
+    repl.expect("xcsh> ").unwrap();
+    repl.send_line("progress {}").unwrap();
+    repl.expect("… progress  step 1").unwrap();
+    repl.expect("… progress  step 2").unwrap();
+    repl.expect("✓ progress  done in call-1").unwrap();
+    repl.expect("xcsh> ").unwrap();
+    repl.send_line("exit").unwrap();
+    repl.expect(Eof).unwrap();
+}

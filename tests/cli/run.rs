@@ -383,3 +383,28 @@ fn what_a_script_leaves_pending_is_discarded_at_the_end_never_applied() {
     );
     assert_eq!(env.files(), ["a.txt", "b.txt"]);
 }
+
+#[test]
+fn pretty_output_shows_a_line_for_each_partial_result_as_the_call_runs() {
+    let env = Env::new();
+    let script = r#"{"id": "p", "tool": "progress", "arguments": {}}"#;
+    let pack = pack_path("fixture-hostile");
+    let output = env.run(&["run", "--pretty", "--plugin", arg(&pack)], script);
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let lines: Vec<&str> = output
+        .stdout
+        .lines()
+        .filter(|line| !line.starts_with("Loaded tool pack"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "… progress  step 1",
+            "… progress  step 2",
+            "✓ progress  done in p"
+        ]
+    );
+    // JSON lines stay one object per call.
+    let output = env.run(&["run", "--plugin", arg(&pack)], script);
+    assert_eq!(output.stdout.lines().count(), 1, "{output:?}");
+}

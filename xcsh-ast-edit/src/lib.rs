@@ -84,6 +84,7 @@ mod error;
 mod filter;
 mod label;
 mod language;
+mod nullable;
 mod options;
 mod params;
 mod plan;

@@ -1,8 +1,11 @@
 //! The arguments of an `ast_edit` call and their JSON schema.
 
 use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::nullable::NullableAsAnyOf;
 
 /// The arguments of one `ast_edit` call.
 ///
@@ -36,8 +39,12 @@ impl AstEditParams {
     /// The JSON schema of the arguments: an object schema without unknown
     /// fields, as the session validates calls against it, tidied by the
     /// policy every tool's schema follows ([`xcsh_core::offered_schema`]).
+    /// Optional fields are `anyOf` a value and `null` ([`NullableAsAnyOf`]).
     pub fn schema() -> Value {
-        xcsh_core::offered_schema(schemars::schema_for!(AstEditParams).to_value())
+        let generator = SchemaSettings::draft2020_12()
+            .with_transform(NullableAsAnyOf)
+            .into_generator();
+        xcsh_core::offered_schema(generator.into_root_schema_for::<AstEditParams>().to_value())
     }
 }
 
@@ -60,7 +67,16 @@ mod tests {
             .collect();
         required.sort_unstable();
         assert_eq!(required, ["language", "pattern", "rewrite"]);
-        assert_eq!(schema["properties"]["max_files"]["minimum"], 1);
+        assert_eq!(
+            schema["properties"]["max_files"]["anyOf"],
+            json!([{"type": "integer", "format": "uint32", "minimum": 1}, {"type": "null"}])
+        );
+        assert_eq!(
+            schema["properties"]["path"]["anyOf"],
+            json!([{"type": "string"}, {"type": "null"}])
+        );
+        // No `type` arrays anywhere: strict MCP schema checks flag them.
+        assert!(!schema.to_string().contains("\"type\":["), "{schema}");
     }
 
     #[test]

@@ -298,6 +298,13 @@ impl ResolveTool {
                 "nobody".to_owned(),
             ),
         };
+        // No one decided what no one could be asked (the client cannot ask,
+        // or went away first): the journal must not name a person.
+        let decider = if matches!(answer, Answer::Unavailable(_)) {
+            "nobody".to_owned()
+        } else {
+            decider
+        };
         let mut record = self
             .approvals
             .entry(JournalEvent::Answer, entry, answer.as_str());

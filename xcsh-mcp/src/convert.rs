@@ -2,9 +2,16 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock as McpContent, Tool as McpTool, ToolAnnotations};
+use rmcp::model::{
+    CallToolResult, ContentBlock as McpContent, MetaObject, Tool as McpTool, ToolAnnotations,
+};
 use serde_json::{Map, Value};
 use xcsh_core::{ContentBlock, SessionMessage, Tool, ToolHints, ToolResult};
+
+/// The `_meta` key of a result's details (the session result's JSON
+/// details, e.g. what a preview would rename, or `resolve`'s action and
+/// reason), namespaced as MCP asks of keys that are not the protocol's.
+pub const DETAILS_META_KEY: &str = "xcsh/details";
 
 /// `tool` as `tools/list` lists it: name, label as title, description, the
 /// JSON schema of its arguments, and its hints as annotations.
@@ -38,8 +45,13 @@ pub fn annotations(title: &str, hints: ToolHints) -> ToolAnnotations {
 /// A session result as a `tools/call` result. The result's content comes
 /// first; then each distinct message the call queued for the model (the
 /// spec §4 preview reminder after a push) as a final text block, so a
-/// client model knows to call `resolve`. Details become
-/// `structuredContent` when they are a JSON object.
+/// client model knows to call `resolve`.
+///
+/// Details go under [`DETAILS_META_KEY`] in the result's `_meta`, never in
+/// `structuredContent`: no tool declares an `outputSchema`, and some
+/// clients hand a model `structuredContent` instead of the text blocks when
+/// it is present, so the model would never read the reminder, a refusal
+/// or a person's decline.
 pub fn result(result: ToolResult, queued: &[SessionMessage]) -> CallToolResult {
     let mut content: Vec<McpContent> = result.content.iter().map(content_block).collect();
     let mut appended: Vec<&str> = Vec::new();
@@ -54,8 +66,11 @@ pub fn result(result: ToolResult, queued: &[SessionMessage]) -> CallToolResult {
     } else {
         CallToolResult::success(content)
     };
-    if let Some(details @ Value::Object(_)) = result.details {
-        converted.structured_content = Some(details);
+    if let Some(details) = result.details {
+        converted.meta = Some(MetaObject(Map::from_iter([(
+            DETAILS_META_KEY.to_owned(),
+            details,
+        )])));
     }
     converted
 }
@@ -91,7 +106,8 @@ mod tests {
         assert_eq!(wire["content"][0]["text"], "Preview");
         assert_eq!(wire["content"][1]["text"], PREVIEW_REMINDER);
         assert_eq!(wire["content"].as_array().unwrap().len(), 2);
-        assert_eq!(wire["structuredContent"], json!({"n": 1}));
+        assert_eq!(wire["_meta"], json!({"xcsh/details": {"n": 1}}));
+        assert_eq!(wire.get("structuredContent"), None);
         assert_eq!(wire["isError"], false);
     }
 

@@ -14,16 +14,26 @@
 //! `resolve` call answers with the request and a request state naming the
 //! pending action; the client asks its user and retries the call with the
 //! answer and that state, which applies (or declines) exactly that action.
+//!
+//! When the connection ends (input closed, or the server stopped) the
+//! question outstanding is cancelled at once ([`ElicitingApprover::close`]):
+//! the client is sent `notifications/cancelled` for it and the action stays
+//! pending for the session end to discard, so the record of it is written
+//! before a client's close sequence would kill the server.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
+use std::time::Duration;
+
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    InputRequest, InputRequiredResult, InputResponses,
+    CancelledNotificationParam, ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult, InputResponses,
+    ServerRequest,
 };
-use rmcp::service::{ElicitationMode, Peer, RoleServer};
+use rmcp::service::{ElicitationMode, Peer, PeerRequestOptions, RoleServer};
 use serde_json::{Value, json};
+use tokio::sync::watch;
 use xcsh_core::{Answer, ApprovalRequest, Approver};
 
 /// Why a client without elicitation cannot be asked (completes
@@ -34,6 +44,16 @@ pub const NO_ELICITATION: &str =
 /// Why a 2026-07-28 client that declared no elicitation support in its
 /// request cannot be asked.
 pub const NO_ELICITATION_2026: &str = "this MCP client cannot ask its user: its request declares no elicitation support (form mode) for an input-required result";
+
+/// Why a question was not answered: the connection ended first.
+pub const CLIENT_GONE: &str = "the MCP client went away before its user answered";
+
+/// The `reason` of the `notifications/cancelled` for a question the
+/// connection's end cut short.
+pub const CANCELLED_AT_END: &str = "the xcsh session is ending";
+
+/// How long the cancellation of a question may take to be written.
+const CANCEL_SEND_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// The key of the approval question in an input-required result.
 pub const INPUT_KEY: &str = "approval";
@@ -79,6 +99,8 @@ pub struct ElicitingApprover {
     /// Request states issued and not yet answered, with the store id of
     /// the action each names. Kept here: the client only echoes the key.
     issued: Mutex<HashMap<String, u64>>,
+    /// Flips when the connection ends; cuts the outstanding question short.
+    closing: watch::Sender<bool>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -146,6 +168,60 @@ impl ElicitingApprover {
             modern: Mutex::new(None),
             question: Mutex::new(None),
             issued: Mutex::new(HashMap::new()),
+            closing: watch::Sender::new(false),
+        }
+    }
+
+    /// Cancels the question outstanding, if any, and every later one: the
+    /// connection is ending. Each is answered [`CLIENT_GONE`] at once, so
+    /// its action stays pending for the session end to discard.
+    pub fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Puts `params` to the client's user; [`CLIENT_GONE`] as soon as
+    /// [`close`](Self::close) is called, after telling the client the
+    /// request is cancelled.
+    async fn elicit(&self, peer: &Peer<RoleServer>, params: ElicitRequestParams) -> Answer {
+        let mut closing = self.closing.subscribe();
+        if *closing.borrow_and_update() {
+            return Answer::Unavailable(CLIENT_GONE.to_owned());
+        }
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        // No timeout: a person takes the time they need.
+        let handle = match peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(error) => {
+                return Answer::Unavailable(format!("asking the MCP client failed ({error})"));
+            }
+        };
+        let id = handle.id.clone();
+        tokio::select! {
+            // First, so an answer racing the end counts as cut short, as
+            // the client was told.
+            biased;
+            _ = closing.wait_for(|closing| *closing) => {
+                let cancelled = CancelledNotificationParam::new(
+                    Some(id),
+                    Some(CANCELLED_AT_END.to_owned()),
+                );
+                match tokio::time::timeout(CANCEL_SEND_TIMEOUT, peer.notify_cancelled(cancelled)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => tracing::debug!(%error, "cannot cancel the question"),
+                    Err(_) => tracing::debug!("gave up cancelling the question after {CANCEL_SEND_TIMEOUT:?}"),
+                }
+                Answer::Unavailable(CLIENT_GONE.to_owned())
+            }
+            response = handle.await_response() => match response {
+                Ok(ClientResult::ElicitResult(result)) => answer(result.action, result.content.as_ref()),
+                Ok(_) => Answer::Unavailable(
+                    "asking the MCP client failed (it answered with something other than an elicitation result)".to_owned(),
+                ),
+                Err(error) => Answer::Unavailable(format!("asking the MCP client failed ({error})")),
+            },
         }
     }
 
@@ -251,14 +327,7 @@ impl Approver for ElicitingApprover {
         };
         // `resolve` runs on a blocking thread of the runtime serving the
         // connection, which keeps reading the client's messages meanwhile.
-        // No timeout: a person takes the time they need.
-        let sent = self
-            .runtime
-            .block_on(peer.create_elicitation_with_timeout(params, None));
-        match sent {
-            Ok(result) => answer(result.action, result.content.as_ref()),
-            Err(error) => Answer::Unavailable(format!("asking the MCP client failed ({error})")),
-        }
+        self.runtime.block_on(self.elicit(&peer, params))
     }
 }
 

@@ -17,7 +17,10 @@
 //! - When the client goes away with actions pending, the session ends as
 //!   under every front end ([`xcsh_core::Session::end`]): each action is
 //!   discarded through its reject code and logged; nothing is applied
-//!   without `resolve`.
+//!   without `resolve`. The end is prompt: a question outstanding is
+//!   cancelled at once ([`elicit::ElicitingApprover::close`]) when input
+//!   closes or a signal stops the server, so the session-end discard is
+//!   journaled before a client's close sequence would kill the process.
 //!
 //! Every line gets an answer ([`transport`]): an over-large or malformed
 //! message a JSON-RPC error (`-32600`, `-32700`), a request before
@@ -31,14 +34,19 @@
 //! front end; only the `xcsh` binary depends on it.
 #![forbid(unsafe_code)]
 
+pub mod auth;
 pub mod convert;
 pub mod elicit;
+pub mod http;
 pub mod notify;
+pub mod progress;
 pub mod server;
+pub mod sessions;
 pub mod stdio;
 pub mod transport;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use rmcp::ServiceExt as _;
@@ -61,22 +69,49 @@ pub fn serve(agent: Agent) -> anyhow::Result<()> {
     agent
         .session
         .set_approver(Arc::clone(&approver) as Arc<dyn xcsh_core::Approver>);
-    let server = XcshServer::new(Arc::new(agent)).asking_through(approver);
-    runtime.block_on(serve_stdio(server));
+    let server = XcshServer::new(Arc::new(agent)).asking_through(Arc::clone(&approver));
+    runtime.block_on(serve_stdio(server, &approver));
+    // The read of standard input runs on a blocking thread that only
+    // returns with the next line; after a signal it must not hold the
+    // exit back.
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
     Ok(())
 }
 
+/// How long the runtime may take to stop once the session has ended.
+const SHUTDOWN_WAIT: Duration = Duration::from_millis(100);
+
+/// How long the call a cancelled question cut short may take to send its
+/// answer after a signal, before the connection is closed.
+const CUT_SHORT_WAIT: Duration = Duration::from_millis(500);
+
 /// Serves one connection on standard input and output, then ends the session.
-async fn serve_stdio(server: XcshServer) {
+async fn serve_stdio(server: XcshServer, approver: &elicit::ElicitingApprover) {
     let tools = server.agent().session.offered_tools().len();
     tracing::info!("serving {tools} tools over MCP on standard input and output");
     let watcher = server.watch_pushes();
     let (input, output) = rmcp::transport::stdio_pipes();
     let (input, closed) = stdio::WatchEof::new(input);
-    let server = server.ending_with(closed);
+    let server = server.ending_with(closed.clone());
+    let serving = serve_until_closed(server.clone(), input, output);
+    tokio::pin!(serving);
+    let input_ended = async {
+        stdio::input_closed(closed).await;
+        // rmcp goes on answering the requests in flight; the one asking a
+        // person would never be answered.
+        approver.close();
+        std::future::pending::<()>().await;
+    };
     tokio::select! {
-        () = serve_until_closed(server.clone(), input, output) => {}
-        () = terminated() => tracing::info!("stopped by a signal"),
+        () = &mut serving => {}
+        // Never finishes: it only closes the approver.
+        () = input_ended => {}
+        () = terminated() => {
+            tracing::info!("stopped by a signal");
+            approver.close();
+            // The call the question held answers before the connection goes.
+            let _ = tokio::time::timeout(CUT_SHORT_WAIT, server.stop_calls()).await;
+        }
     }
     drop(watcher);
     end_session(&server).await;

@@ -17,6 +17,7 @@ use xcsh_core::{CancellationToken, RESOLVE_TOOL_NAME, Subscription, ToolCall, To
 use super::convert;
 use super::elicit::{ElicitingApprover, ModernCall};
 use super::notify::ListChanged;
+use super::progress::Progress;
 use super::stdio::input_closed;
 use xcsh_agent::Agent;
 
@@ -39,6 +40,9 @@ pub struct XcshServer {
     /// Asks the client's user under the `ask` policy; learns the peer
     /// from each call.
     approver: Option<Arc<ElicitingApprover>>,
+    /// Kept alive as long as the server (an HTTP session's end, see
+    /// `super::sessions`).
+    held: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl XcshServer {
@@ -52,7 +56,14 @@ impl XcshServer {
             next_call: Arc::new(AtomicU64::new(1)),
             input_closed: None,
             approver: None,
+            held: None,
         }
+    }
+
+    /// Keeps `held` alive while any clone of this server is.
+    pub fn holding(mut self, held: Arc<dyn std::any::Any + Send + Sync>) -> Self {
+        self.held = Some(held);
+        self
     }
 
     /// Lets `approver` ask this connection's client.
@@ -181,6 +192,11 @@ impl ServerHandler for XcshServer {
                 token.cancel();
             })
         };
+        // A pack's progress, as notifications, when the client asked.
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| Progress::start(context.peer.clone(), token));
         let one_at_a_time = self.stop_calls().await;
         if let Some(approver) = &modern {
             let answer = if retry {
@@ -208,12 +224,16 @@ impl ServerHandler for XcshServer {
             approver.begin_modern_call(ModernCall { can_ask, answer });
         }
         let agent = Arc::clone(&self.agent);
+        let (report, progress) = progress.unzip();
         let outcome = tokio::task::spawn_blocking(move || {
             let _one_at_a_time = one_at_a_time;
             tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
             let session = &agent.session;
-            let context = ToolContext::new(call.id.clone(), session.cwd().to_path_buf())
+            let mut context = ToolContext::new(call.id.clone(), session.cwd().to_path_buf())
                 .with_cancellation(cancellation);
+            if let Some(report) = report {
+                context = context.with_progress(report);
+            }
             let result = session.execute_with(&call, context);
             // Inside the one-call-at-a-time section, like its beginning.
             let input_required = modern.and_then(|approver| approver.end_modern_call());
@@ -221,6 +241,9 @@ impl ServerHandler for XcshServer {
         })
         .await;
         cancel_on_request.abort();
+        if let Some(progress) = progress {
+            progress.flush().await;
+        }
         let (result, queued, input_required) = outcome.map_err(|error| {
             ErrorData::internal_error(format!("the tool call task failed: {error}"), None)
         })?;

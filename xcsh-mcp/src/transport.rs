@@ -19,7 +19,11 @@
 //!   a session of its own and goes through); notifications and responses
 //!   before then are ignored instead of ending the server.
 //!
-//! Everything that parses goes to rmcp unchanged. Each message written is
+//! - `ping` from a 2026-07-28 request (its `_meta` names that revision,
+//!   which removed the method): Method not found (-32601), as for any
+//!   method the revision does not have.
+//!
+//! Everything else that parses goes to rmcp unchanged. Each message written is
 //! one line, written by a task of its own so that a cancelled caller never
 //! leaves half a line on the wire.
 
@@ -28,7 +32,10 @@ use std::io;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, GetMeta as _, RequestId};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetMeta as _, ProtocolVersion,
+    RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -237,11 +244,18 @@ where
             self.line = line;
             self.line.clear();
             match parsed {
-                Parsed::Message(message) => match self.before_start(&message) {
-                    None => return Some(*message),
-                    Some(Some((error, id))) => self.answer(error, Some(id)),
-                    Some(None) => {}
-                },
+                Parsed::Message(message) => {
+                    if let Some(id) = removed_ping(&message) {
+                        let removed = ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "ping", None);
+                        self.answer(removed, Some(id));
+                        continue;
+                    }
+                    match self.before_start(&message) {
+                        None => return Some(*message),
+                        Some(Some((error, id))) => self.answer(error, Some(id)),
+                        Some(None) => {}
+                    }
+                }
                 Parsed::Answer(error, id) => self.answer(error, id),
                 Parsed::Skip => {}
             }
@@ -254,6 +268,19 @@ where
             None => Ok(()),
         }
     }
+}
+
+/// The id of a `ping` sent under 2026-07-28 or later (the revision that
+/// removed it), which rmcp would still answer `{}`.
+fn removed_ping(message: &ClientJsonRpcMessage) -> Option<RequestId> {
+    let ClientJsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    if !matches!(request.request, ClientRequest::PingRequest(_)) {
+        return None;
+    }
+    let version = request.request.get_meta().protocol_version()?;
+    (version >= ProtocolVersion::V_2026_07_28).then(|| request.id.clone())
 }
 
 /// What one line holds.

@@ -22,6 +22,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 use xcsh_core::{
@@ -180,10 +182,23 @@ fn count<S: Serializer>(pending: &PendingSummary, serializer: S) -> Result<S::Ok
 }
 
 /// Runs calls in a session and reports each as a [`Step`].
-#[derive(Debug)]
 pub struct Driver<'a> {
     session: &'a Session,
     provider: ProviderCapabilities,
+    /// Shows each partial result a tool reports, with the tool's name.
+    progress: Option<ShowProgress>,
+}
+
+/// Shows a partial result of the named tool as it runs.
+pub type ShowProgress = Arc<dyn Fn(&str, &xcsh_core::ToolOutput) + Send + Sync>;
+
+impl std::fmt::Debug for Driver<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("provider", &self.provider)
+            .field("shows_progress", &self.progress.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Driver<'a> {
@@ -192,7 +207,15 @@ impl<'a> Driver<'a> {
         Self {
             session,
             provider: ProviderCapabilities::default(),
+            progress: None,
         }
+    }
+
+    /// Shows each partial result a tool reports (`report_progress`)
+    /// through `show` while the call runs.
+    pub fn showing_progress(mut self, show: ShowProgress) -> Self {
+        self.progress = Some(show);
+        self
     }
 
     /// Runs `request`, entry number `line`.
@@ -204,7 +227,11 @@ impl<'a> Driver<'a> {
         };
         let call = ToolCall::new(call_id, request.tool.clone(), request.arguments);
         tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
-        let context = ToolContext::new(call.id.clone(), self.session.cwd().to_path_buf());
+        let mut context = ToolContext::new(call.id.clone(), self.session.cwd().to_path_buf());
+        if let Some(show) = &self.progress {
+            let (show, tool) = (Arc::clone(show), call.name.clone());
+            context = context.with_progress(Arc::new(move |partial| show(&tool, partial)));
+        }
         let result = self.session.execute_owned(call, context);
         self.step(line, request.id, Some(request.tool), result)
     }

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tempfile::TempDir;
-use xcsh_isolate::{IsolationPolicy, SessionLoader};
 use xcsh_core::{Session, ToolCall};
+use xcsh_isolate::{IsolationPolicy, SessionLoader};
 use xcsh_loader::{LoadError, TrustPolicy, sha256_hex};
 
 use crate::support::{XCSH, pack_path};

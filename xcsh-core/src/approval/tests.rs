@@ -265,6 +265,19 @@ fn a_cancel_or_nobody_to_ask_leaves_the_action_pending() {
             .preview(f.session.store().peek().unwrap().id())
             .is_some()
     );
+    // Nobody decided what no person could be asked.
+    let journal = f.journal.0.lock().unwrap();
+    let last_answer = journal
+        .iter()
+        .rfind(|entry| entry.event == JournalEvent::Answer)
+        .unwrap();
+    assert_eq!(last_answer.outcome, "unavailable");
+    assert_eq!(last_answer.decided_by.as_deref(), Some("nobody"));
+    let cancelled = journal
+        .iter()
+        .find(|entry| entry.outcome == "cancel")
+        .unwrap();
+    assert_eq!(cancelled.decided_by.as_deref(), Some("person"));
 }
 
 #[test]

@@ -1,0 +1,214 @@
+//! `xcsh mcp --http ADDR`: the session's tools over MCP's Streamable HTTP,
+//! on the official Rust SDK's server transport, one xcsh session per MCP
+//! session (`Mcp-Session-Id`).
+//!
+//! Safe on a shared machine: it listens on the loopback interface unless
+//! told otherwise, rmcp refuses a `Host` that is not the loopback's and an
+//! `Origin` that is not this server's (DNS rebinding), and every request
+//! must carry the bearer token written to a file only the user can read
+//! ([`super::auth`]). A session ends (its pending actions discarded and
+//! journaled, [`super::sessions`]) on DELETE, after the idle timeout, or at
+//! shutdown (SIGTERM, Ctrl-C).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use http::{Request, Response, StatusCode, header};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use super::auth::{Token, UNAUTHORIZED};
+use super::elicit::ElicitingApprover;
+use super::server::XcshServer;
+use super::sessions::Sessions;
+use xcsh_agent::Agent;
+
+/// Starts one xcsh session (packs, policies, journal) for a new MCP session.
+pub type StartAgent = dyn Fn() -> anyhow::Result<Agent> + Send + Sync;
+
+/// How `xcsh mcp --http` serves.
+#[derive(Debug)]
+pub struct HttpOptions {
+    /// Where to listen.
+    pub addr: SocketAddr,
+    /// How long a session may go without a request.
+    pub idle_timeout: Duration,
+    /// Where the token goes; `None`: no token is required.
+    pub token_file: Option<PathBuf>,
+}
+
+/// Reads `--http`'s address: `HOST:PORT`, or a bare port on 127.0.0.1.
+///
+/// # Errors
+///
+/// Neither form.
+pub fn parse_addr(text: &str) -> anyhow::Result<SocketAddr> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().with_context(|| {
+        format!("--http {text}: not an address (HOST:PORT, e.g. 127.0.0.1:8765, or a port)")
+    })
+}
+
+/// Serves MCP sessions over HTTP until a signal stops the server, then
+/// ends every live session.
+///
+/// # Errors
+///
+/// The runtime cannot start, the address cannot be bound, or the token
+/// file cannot be written.
+pub fn serve(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let result = runtime.block_on(serve_async(options, start));
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    result
+}
+
+async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Result<()> {
+    let token = match &options.token_file {
+        Some(path) => {
+            let token = Token::generate();
+            token
+                .write_to(path)
+                .with_context(|| format!("cannot write the token file {}", path.display()))?;
+            Some(token)
+        }
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::bind(options.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", options.addr))?;
+    let addr = listener
+        .local_addr()
+        .context("cannot read the bound address")?;
+    let sessions = Arc::new(Sessions::default());
+    let stop = CancellationToken::new();
+    let service = mcp_service(&options, addr, start, &sessions, stop.clone());
+    match &options.token_file {
+        Some(path) => eprintln!(
+            "xcsh: serving MCP on http://{addr}/mcp (bearer token in {})",
+            path.display()
+        ),
+        None => eprintln!("xcsh: serving MCP on http://{addr}/mcp (no token required)"),
+    }
+    let token = Arc::new(token);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        tracing::warn!(%error, "cannot accept a connection");
+                        continue;
+                    }
+                };
+                let (service, token) = (service.clone(), Arc::clone(&token));
+                tokio::spawn(async move {
+                    let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                        let (service, token) = (service.clone(), Arc::clone(&token));
+                        async move { Ok::<_, std::convert::Infallible>(answer(&service, token.as_ref().as_ref(), request).await) }
+                    });
+                    let served = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), handler)
+                        .await;
+                    if let Err(error) = served {
+                        tracing::debug!(%error, "an HTTP connection ended with an error");
+                    }
+                });
+            }
+            () = super::terminated() => {
+                tracing::info!("stopped by a signal");
+                break;
+            }
+        }
+    }
+    stop.cancel();
+    sessions.end_all();
+    Ok(())
+}
+
+type Service = StreamableHttpService<XcshServer, LocalSessionManager>;
+
+/// rmcp's Streamable HTTP service, starting an xcsh session per MCP session.
+fn mcp_service(
+    options: &HttpOptions,
+    addr: SocketAddr,
+    start: Arc<StartAgent>,
+    sessions: &Arc<Sessions>,
+    stop: CancellationToken,
+) -> Service {
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(options.idle_timeout);
+    let port = addr.port();
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(stop)
+        .with_allowed_hosts([
+            "localhost".to_owned(),
+            "127.0.0.1".to_owned(),
+            "::1".to_owned(),
+            format!("localhost:{port}"),
+            format!("127.0.0.1:{port}"),
+            format!("[::1]:{port}"),
+            addr.to_string(),
+        ])
+        .with_allowed_origins([
+            format!("http://localhost:{port}"),
+            format!("http://127.0.0.1:{port}"),
+            format!("http://[::1]:{port}"),
+        ])
+        .enforce_origin_validation();
+    let sessions = Arc::clone(sessions);
+    let runtime = tokio::runtime::Handle::current();
+    StreamableHttpService::new(
+        move || {
+            let agent = start().map_err(|error| std::io::Error::other(format!("{error:#}")))?;
+            let approver = Arc::new(ElicitingApprover::new(runtime.clone()));
+            agent
+                .session
+                .set_approver(Arc::clone(&approver) as Arc<dyn xcsh_core::Approver>);
+            let agent = Arc::new(agent);
+            let server = XcshServer::new(Arc::clone(&agent)).asking_through(Arc::clone(&approver));
+            let _entered = runtime.enter();
+            let watcher = server.watch_pushes();
+            let live = sessions.add(agent, approver, watcher);
+            Ok(server.holding(live))
+        },
+        Arc::new(manager),
+        config,
+    )
+}
+
+/// Answers one request: refused without the token, else rmcp's answer.
+async fn answer(
+    service: &Service,
+    token: Option<&Token>,
+    request: Request<Incoming>,
+) -> Response<BoxBody<Bytes, std::convert::Infallible>> {
+    if let Some(token) = token
+        && !token.admits(request.headers())
+    {
+        tracing::warn!("refused an MCP request without the bearer token");
+        let mut response = Response::new(Full::new(Bytes::from(UNAUTHORIZED)).boxed());
+        *response.status_mut() = StatusCode::UNAUTHORIZED;
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
+        return response;
+    }
+    service.handle(request).await
+}
