@@ -47,7 +47,7 @@
 //!                     PendingAction::new(label, move |_reason| {
 //!                         std::fs::remove_file(&path)?;
 //!                         Ok(ToolOutput::text("Deleted 1 file."))
-//!                     })?
+//!                     })
 //!                     .with_source_tool_name("delete_preview"),
 //!                 )?;
 //!                 Ok(ToolOutput::text(format!("Would delete {}", p.file)))

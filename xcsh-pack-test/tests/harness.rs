@@ -35,7 +35,7 @@ fn lifecycle(_host: &Host) -> Result<ToolPack, ToolError> {
             ctx.push_pending_action(
                 PendingAction::new(p.label, move |reason| {
                     Ok(ToolOutput::text(format!("applied {label} ({reason})")))
-                })?
+                })
                 .with_source_tool_name("push")
                 .with_details(json!({"n": 1}))
                 .with_reject(|_| {
@@ -166,7 +166,7 @@ fn pending_lists_every_action_newest_first_with_its_source_and_details() {
 }
 
 #[test]
-fn a_blank_label_is_refused_where_the_action_is_built() {
+fn a_blank_label_is_refused_by_the_push_with_the_hosts_message() {
     let pack = pack();
     let result = pack.call("push", json!({"label": "  "}));
     assert!(result.is_error);
