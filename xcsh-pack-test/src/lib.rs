@@ -105,6 +105,11 @@ pub use pending::PendingInfo;
 /// A pack's factory: the function given to `export_tool_pack!`.
 pub use xcsh_plugin_api::Factory;
 
+/// What [`PackTest::tools`] returns: the host's view of a registered tool
+/// (its name, label, description, offered schema and hints), not the SDK's
+/// `Tool` a pack implements.
+pub use xcsh_core::Tool as HostTool;
+
 pub use serde_json::{Value, json};
 pub use xcsh_core::{
     ContentBlock, PREVIEW_REMINDER, SESSION_ENDED, Session, ToolChoice, ToolHints, ToolResult,

@@ -36,7 +36,9 @@ impl<T: Tool> DynTool for T {
     }
 
     fn parameters(&self) -> Result<Value, ToolError> {
-        Ok(serde_json::to_value(schemars::schema_for!(T::Params))?)
+        let mut schema = serde_json::to_value(schemars::schema_for!(T::Params))?;
+        super::description::unwrap_descriptions(&mut schema);
+        Ok(schema)
     }
 
     fn hints(&self) -> ToolHints {
