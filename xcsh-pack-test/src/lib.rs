@@ -91,7 +91,11 @@
 //! ```
 //!
 //! The pack's tools run on the test's thread, without a time limit: a
-//! panic's backtrace points into the pack.
+//! panic's backtrace points into the pack. To test what a pack does when a
+//! call or an apply runs out of time, set one with
+//! [`PackTest::with_time_limit`] (calls then run on threads of their own,
+//! as in the agent); to test how a tool stops when its call is cancelled,
+//! call it with [`PackTest::call_with_cancellation`].
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -112,5 +116,6 @@ pub use xcsh_core::Tool as HostTool;
 
 pub use serde_json::{Value, json};
 pub use xcsh_core::{
-    ContentBlock, PREVIEW_REMINDER, SESSION_ENDED, Session, ToolChoice, ToolHints, ToolResult,
+    CancellationToken, ContentBlock, PREVIEW_REMINDER, SESSION_ENDED, Session, ToolChoice,
+    ToolHints, ToolResult,
 };

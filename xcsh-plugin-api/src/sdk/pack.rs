@@ -60,12 +60,8 @@ impl<T: Tool> DynTool for T {
 /// The tools a pack offers a session.
 ///
 /// ```
-/// use xcsh_plugin_api::{FnTool, ToolOutput, ToolPack};
-/// # use xcsh_plugin_api::{schemars::JsonSchema, serde::Deserialize};
-/// # #[derive(Deserialize, JsonSchema)]
-/// # #[serde(crate = "xcsh_plugin_api::serde")]
-/// # #[schemars(crate = "xcsh_plugin_api::schemars")]
-/// # struct NoParams {}
+/// use xcsh_plugin_api::prelude::*;
+///
 /// let pack = ToolPack::new().with_tool(FnTool::new("ping", "Ping", "Answers pong.", |_: NoParams, _| {
 ///     Ok(ToolOutput::text("pong"))
 /// }));
