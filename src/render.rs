@@ -62,7 +62,7 @@ fn content_lines(result: &ToolResult) -> Vec<String> {
         .content
         .iter()
         .flat_map(|block| match block {
-            ContentBlock::Text { text } => text
+            ContentBlock::Text(text) => text
                 .lines()
                 .map(|line| escape::text(line).into_owned())
                 .collect::<Vec<_>>(),

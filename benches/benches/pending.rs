@@ -49,7 +49,7 @@ impl Tool for Push {
 }
 
 fn action() -> PendingAction {
-    PendingAction::new("Bench: 1 file", |_| Ok(ToolOutput::default())).expect("a label")
+    PendingAction::try_new("Bench: 1 file", |_| Ok(ToolOutput::default())).expect("a label")
 }
 
 /// A session with `pending` actions on its stack and the `push` tool.

@@ -89,7 +89,7 @@ impl Fixture {
 }
 
 fn noop_action() -> PendingAction {
-    PendingAction::new(STAGED_LABEL, |_reason| Ok(ToolOutput::default()))
+    PendingAction::try_new(STAGED_LABEL, |_reason| Ok(ToolOutput::default()))
         .expect("a non-empty label")
 }
 

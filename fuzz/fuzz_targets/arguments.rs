@@ -72,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
         .unwrap();
     session
         .store()
-        .push(PendingAction::new("keep", |_| Ok(ToolOutput::text("applied"))).unwrap());
+        .push(PendingAction::try_new("keep", |_| Ok(ToolOutput::text("applied"))).unwrap());
 
     let result = session.execute(&ToolCall::new("f", "strict", arguments.clone()));
     if result.is_error {

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let session = Session::new("/nonexistent-xcsh-fuzz-dir");
     session
         .store()
-        .push(PendingAction::new("keep", |_| Ok(ToolOutput::text("applied"))).unwrap());
+        .push(PendingAction::try_new("keep", |_| Ok(ToolOutput::text("applied"))).unwrap());
     let driver = Driver::new(&session);
     let Ok(text) = std::str::from_utf8(data) else {
         return;

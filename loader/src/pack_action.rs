@@ -32,7 +32,7 @@ pub(crate) fn adapt(
 
     let (applier, apply_pack) = (Arc::clone(&action), Arc::clone(&pack));
     let (apply_origin, apply_label) = (Arc::clone(origin), Arc::clone(&crash_label));
-    let mut adapted = PendingAction::new(label, move |reason| {
+    let mut adapted = PendingAction::try_new(label, move |reason| {
         let in_pack = Call::apply(&apply_origin, &apply_label);
         let _in_pack = crash::enter(&in_pack);
         let output = applier.apply(RStr::from_str(reason));

@@ -12,7 +12,7 @@ pub fn line(tool: &str, partial: &ToolOutput) -> String {
         .content
         .iter()
         .map(|block| match block {
-            xcsh_core::ContentBlock::Text { text } => escape::line(text).into_owned(),
+            xcsh_core::ContentBlock::Text(text) => escape::line(text).into_owned(),
             xcsh_core::ContentBlock::Image { mime_type, .. } => {
                 format!("[image: {}]", escape::line(mime_type))
             }

@@ -74,7 +74,7 @@ fn build_all() -> &'static Path {
 /// that `profile` (`target/debug`, or `target/<triple>/release` after a
 /// `--target` build) belongs to, so a nested build reuses the outer build's
 /// artifacts and flags.
-fn cargo_build(profile: &Path, workspace: &Path) -> Command {
+pub(crate) fn cargo_build(profile: &Path, workspace: &Path) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.current_dir(workspace).args(["build", "--quiet"]);
@@ -131,7 +131,7 @@ pub fn build_example_with(rustc_args: &[&str]) -> (bool, String) {
     )
 }
 
-fn run(mut command: Command, what: &str) {
+pub(crate) fn run(mut command: Command, what: &str) {
     let status = command
         .status()
         .unwrap_or_else(|e| panic!("cannot run cargo to build {what}: {e}"));

@@ -5,11 +5,13 @@
 #![forbid(unsafe_code)]
 
 mod build;
+mod compat_source;
 mod python;
 mod session;
 
 pub use build::{
     PACKS, build_example_with, compat_pack_path, example_pack_path, pack_path, profile_dir,
 };
+pub use compat_source::{COMPAT_SOURCE_PACK, compat_source_pack_path};
 pub use python::{MCP_SDK, mcp_python};
 pub use session::TestSession;

@@ -89,7 +89,7 @@ impl Tool for AstEditTool {
         }
         let label = preview_label(total, plan.changes.len());
         let writes = plan.into_writes();
-        let action = PendingAction::new(label, move |_reason| apply(&writes))
+        let action = PendingAction::try_new(label, move |_reason| apply(&writes))
             .map_err(|e| ToolError::new(e.to_string()))?
             .with_source_tool_name(AST_EDIT_TOOL_NAME)
             .with_details(details.clone());

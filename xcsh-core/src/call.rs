@@ -116,7 +116,7 @@ mod tests {
     use crate::ToolOutput;
 
     fn action(label: &str) -> PendingAction {
-        PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap()
+        PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap()
     }
 
     #[test]

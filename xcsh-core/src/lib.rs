@@ -21,7 +21,7 @@
 //! use xcsh_core::{PendingAction, Session, ToolCall, ToolOutput};
 //!
 //! let session = Session::new(std::env::temp_dir());
-//! let action = PendingAction::new("Rename 2 files", |_reason| {
+//! let action = PendingAction::try_new("Rename 2 files", |_reason| {
 //!     Ok(ToolOutput::text("Renamed 2 files."))
 //! })
 //! .unwrap();

@@ -196,7 +196,7 @@ mod tests {
         let in_call = Arc::clone(&store);
         let outcome = runner.run(&store, move || {
             let push = |label: &str| {
-                let action = PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap();
+                let action = PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap();
                 push_for_running_call(&in_call, action)
             };
             push("early").unwrap();

@@ -67,7 +67,7 @@ mod tests {
         let applied = Arc::new(AtomicUsize::new(0));
         for label in ["first", "second", "third"] {
             let (rejected, applied) = (Arc::clone(&rejected), Arc::clone(&applied));
-            let action = PendingAction::new(label, move |_| {
+            let action = PendingAction::try_new(label, move |_| {
                 applied.fetch_add(1, Ordering::SeqCst);
                 Ok(ToolOutput::default())
             })
@@ -120,7 +120,7 @@ mod tests {
         });
         let (release, wait) = std::sync::mpsc::channel::<()>();
         let wait = Mutex::new(wait);
-        let action = PendingAction::new("Stuck", |_| Ok(ToolOutput::default()))
+        let action = PendingAction::try_new("Stuck", |_| Ok(ToolOutput::default()))
             .unwrap()
             .with_reject(move |_| {
                 let _ = wait.lock().unwrap().recv();

@@ -32,7 +32,7 @@ pub(crate) fn cap_result(tool: &str, mut result: ToolResult, cap: usize) -> Tool
         if len <= budget {
             budget -= len;
             kept.push(block);
-        } else if let ContentBlock::Text { mut text } = block {
+        } else if let ContentBlock::Text(mut text) = block {
             let mut end = budget;
             while !text.is_char_boundary(end) {
                 end -= 1;
@@ -40,7 +40,7 @@ pub(crate) fn cap_result(tool: &str, mut result: ToolResult, cap: usize) -> Tool
             text.truncate(end);
             text.shrink_to_fit();
             budget = 0;
-            kept.push(ContentBlock::Text { text });
+            kept.push(ContentBlock::Text(text));
         }
     }
     if details_len > budget {
@@ -54,7 +54,7 @@ pub(crate) fn cap_result(tool: &str, mut result: ToolResult, cap: usize) -> Tool
 
 fn block_len(block: &ContentBlock) -> usize {
     match block {
-        ContentBlock::Text { text } => text.len(),
+        ContentBlock::Text(text) => text.len(),
         ContentBlock::Image { data, mime_type } => data.len() + mime_type.len(),
     }
 }

@@ -67,7 +67,7 @@ pub fn adapt(
         timeout,
     });
     let applier = Arc::clone(&remote);
-    let mut action = PendingAction::new(pushed.label, move |reason| applier.apply(reason))
+    let mut action = PendingAction::try_new(pushed.label, move |reason| applier.apply(reason))
         .map_err(|e| e.to_string())?
         .with_source_tool_name(pushed.source_tool_name);
     if let Some(details) = pushed.details_json {

@@ -11,7 +11,7 @@ pub fn output_to_wire(output: &ToolOutput) -> Output {
             .content
             .iter()
             .map(|block| match block {
-                ContentBlock::Text { text } => Block::Text(text.clone()),
+                ContentBlock::Text(text) => Block::Text(text.clone()),
                 ContentBlock::Image { data, mime_type } => Block::Image {
                     data: data.clone(),
                     mime_type: mime_type.clone(),

@@ -77,7 +77,7 @@ pub fn result(result: ToolResult, queued: &[SessionMessage]) -> CallToolResult {
 
 fn content_block(block: &ContentBlock) -> McpContent {
     match block {
-        ContentBlock::Text { text } => McpContent::text(text.clone()),
+        ContentBlock::Text(text) => McpContent::text(text.clone()),
         ContentBlock::Image { data, mime_type } => {
             McpContent::image(data.clone(), mime_type.clone())
         }

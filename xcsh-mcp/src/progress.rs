@@ -66,7 +66,7 @@ pub fn text_of(partial: &ToolOutput) -> String {
         .content
         .iter()
         .filter_map(|block| match block {
-            ContentBlock::Text { text } => Some(text.as_str()),
+            ContentBlock::Text(text) => Some(text.as_str()),
             ContentBlock::Image { .. } => None,
         })
         .collect::<Vec<_>>()

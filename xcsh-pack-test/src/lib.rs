@@ -47,7 +47,7 @@
 //!                     PendingAction::new(label, move |_reason| {
 //!                         std::fs::remove_file(&path)?;
 //!                         Ok(ToolOutput::text("Deleted 1 file."))
-//!                     })?
+//!                     })
 //!                     .with_source_tool_name("delete_preview"),
 //!                 )?;
 //!                 Ok(ToolOutput::text(format!("Would delete {}", p.file)))
@@ -91,7 +91,11 @@
 //! ```
 //!
 //! The pack's tools run on the test's thread, without a time limit: a
-//! panic's backtrace points into the pack.
+//! panic's backtrace points into the pack. To test what a pack does when a
+//! call or an apply runs out of time, set one with
+//! [`PackTest::with_time_limit`] (calls then run on threads of their own,
+//! as in the agent); to test how a tool stops when its call is cancelled,
+//! call it with [`PackTest::call_with_cancellation`].
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -105,7 +109,13 @@ pub use pending::PendingInfo;
 /// A pack's factory: the function given to `export_tool_pack!`.
 pub use xcsh_plugin_api::Factory;
 
+/// What [`PackTest::tools`] returns: the host's view of a registered tool
+/// (its name, label, description, offered schema and hints), not the SDK's
+/// `Tool` a pack implements.
+pub use xcsh_core::Tool as HostTool;
+
 pub use serde_json::{Value, json};
 pub use xcsh_core::{
-    ContentBlock, PREVIEW_REMINDER, SESSION_ENDED, Session, ToolChoice, ToolHints, ToolResult,
+    CancellationToken, ContentBlock, PREVIEW_REMINDER, SESSION_ENDED, Session, ToolChoice,
+    ToolHints, ToolResult,
 };

@@ -4,13 +4,14 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use xcsh_core::sync::lock;
 use xcsh_core::{
-    PendingEntry, ProviderCapabilities, RESOLVE_TOOL_NAME, Session, Tool, ToolCall, ToolChoice,
-    ToolContext, ToolOutput, ToolResult,
+    CallLimits, CancellationToken, PendingEntry, ProviderCapabilities, RESOLVE_TOOL_NAME, Session,
+    Tool, ToolCall, ToolChoice, ToolContext, ToolOutput, ToolResult,
 };
 use xcsh_loader::{HostBinding, create_tools_in_process};
 use xcsh_plugin_api::Factory;
@@ -101,6 +102,23 @@ impl PackTest {
         })
     }
 
+    /// The same pack with every later call (`execute`, and `apply` or
+    /// `reject` through `resolve`) limited to `limit`, as `xcsh
+    /// --tool-timeout` limits them: a call past it gets the error result
+    /// `Tool {name} timed out after {limit}` (`Apply failed: apply timed out
+    /// after {limit}` for an apply, which leaves the action pending), and
+    /// calls run on threads of their own, as in the agent.
+    pub fn with_time_limit(self, limit: Duration) -> Self {
+        let limits = CallLimits {
+            time: Some(limit),
+            ..self.session.limits()
+        };
+        Self {
+            session: self.session.with_limits(limits),
+            ..self
+        }
+    }
+
     /// The session's working directory.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -126,11 +144,27 @@ impl PackTest {
     /// Calls the tool `tool` with JSON `arguments`, as the model would.
     /// Progress the tool reports is kept for [`progress`](Self::progress).
     pub fn call(&self, tool: &str, arguments: Value) -> ToolResult {
+        self.call_with_cancellation(tool, arguments, &CancellationToken::new())
+    }
+
+    /// Like [`call`](Self::call), the call seeing `cancellation` as its
+    /// flag (`ToolContext::is_cancelled`): cancel it before the call, or
+    /// from another thread while it runs, to test how the tool stops early.
+    /// A call that runs past the [time limit](Self::with_time_limit) is
+    /// cancelled too, as in the agent.
+    pub fn call_with_cancellation(
+        &self,
+        tool: &str,
+        arguments: Value,
+        cancellation: &CancellationToken,
+    ) -> ToolResult {
         let id = format!("call-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
         let progress = Arc::clone(&self.progress);
-        let context = ToolContext::new(id.clone(), self.dir.clone()).with_progress(Arc::new(
-            move |partial: &ToolOutput| lock(&progress).push(partial.clone()),
-        ));
+        let context = ToolContext::new(id.clone(), self.dir.clone())
+            .with_progress(Arc::new(move |partial: &ToolOutput| {
+                lock(&progress).push(partial.clone())
+            }))
+            .with_cancellation(cancellation.clone());
         self.session
             .execute_with(&ToolCall::new(id, tool, arguments), context)
     }

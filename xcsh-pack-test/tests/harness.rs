@@ -21,7 +21,8 @@ struct Label {
 /// Arguments of `steps`. This doc comment must not reach the model.
 #[params]
 struct Steps {
-    /// How many steps.
+    /// How many steps (wrapped like a long doc comment: the model reads
+    /// one line).
     count: u32,
 }
 
@@ -35,7 +36,7 @@ fn lifecycle(_host: &Host) -> Result<ToolPack, ToolError> {
             ctx.push_pending_action(
                 PendingAction::new(p.label, move |reason| {
                     Ok(ToolOutput::text(format!("applied {label} ({reason})")))
-                })?
+                })
                 .with_source_tool_name("push")
                 .with_details(json!({"n": 1}))
                 .with_reject(|_| {
@@ -60,7 +61,8 @@ fn lifecycle(_host: &Host) -> Result<ToolPack, ToolError> {
             }
             Ok(ToolOutput::text("done"))
         },
-    );
+    )
+    .with_hints(ToolHints::READ_ONLY);
     let boom = FnTool::new(
         "boom",
         "Boom",
@@ -166,7 +168,7 @@ fn pending_lists_every_action_newest_first_with_its_source_and_details() {
 }
 
 #[test]
-fn a_blank_label_is_refused_where_the_action_is_built() {
+fn a_blank_label_is_refused_by_the_push_with_the_hosts_message() {
     let pack = pack();
     let result = pack.call("push", json!({"label": "  "}));
     assert!(result.is_error);
@@ -226,7 +228,7 @@ fn arguments_are_validated_against_the_tidied_schema() {
         *steps.parameters(),
         json!({
             "type": "object",
-            "properties": {"count": {"type": "integer", "format": "uint32", "minimum": 0, "description": "How many steps."}},
+            "properties": {"count": {"type": "integer", "format": "uint32", "minimum": 0, "description": "How many steps (wrapped like a long doc comment: the model reads one line)."}},
             "required": ["count"],
             "additionalProperties": false
         })
@@ -258,4 +260,9 @@ fn hints_reach_the_host() {
         .unwrap();
     assert_eq!(push.hints().read_only, Some(true));
     assert_eq!(push.hints().destructive, Some(false));
+    // The harness names the trait its `tools()` hands out.
+    let tools: Vec<std::sync::Arc<dyn xcsh_pack_test::HostTool>> = pack.tools();
+    let steps = tools.iter().find(|t| t.name() == "steps").unwrap();
+    assert_eq!(steps.hints(), ToolHints::READ_ONLY);
+    assert_eq!(steps.hints().idempotent, Some(true));
 }

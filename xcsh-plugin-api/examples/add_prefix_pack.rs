@@ -65,7 +65,7 @@ impl Tool for AddPrefix {
                     std::fs::rename(from, to)?;
                 }
                 Ok(ToolOutput::text(format!("Renamed {} file(s).", plan.len())))
-            })?
+            })
             .with_source_tool_name("add_prefix_preview")
             .with_details(json!({ "files": p.files }))
             .with_reject(|reason| {

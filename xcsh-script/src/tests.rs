@@ -77,7 +77,7 @@ fn steps_serialise_in_protocol_order_with_the_pending_count() {
     let session = Session::new(std::env::temp_dir());
     session
         .store()
-        .push(PendingAction::new("Demo: one thing", |_| Ok(ToolOutput::text("done"))).unwrap());
+        .push(PendingAction::try_new("Demo: one thing", |_| Ok(ToolOutput::text("done"))).unwrap());
     let driver = Driver::new(&session);
     let step = driver.reject(2, Some(json!("id-2")), "invalid JSON on line 2: x".into());
     assert_eq!(

@@ -32,4 +32,14 @@ impl ToolHints {
         idempotent: None,
         open_world: Some(false),
     };
+
+    /// The hints of a tool that only reads: changes nothing, so calling it
+    /// again changes nothing either, and reaches nothing outside the
+    /// working directory.
+    pub const READ_ONLY: Self = Self {
+        read_only: Some(true),
+        destructive: Some(false),
+        idempotent: Some(true),
+        open_world: Some(false),
+    };
 }

@@ -20,11 +20,11 @@
 //! use xcsh_tool_types::{ContentBlock, PendingAction, ToolError, ToolOutput};
 //!
 //! let output = ToolOutput::text("Renamed 2 files.");
-//! assert_eq!(output.content, [ContentBlock::Text { text: "Renamed 2 files.".into() }]);
+//! assert_eq!(output.content, [ContentBlock::Text("Renamed 2 files.".into())]);
 //!
-//! // A blank label is refused where the action is built, with the message
-//! // the agent would give.
-//! let refused = PendingAction::new(" ", |_reason| Ok(ToolOutput::empty())).unwrap_err();
+//! // A blank label is refused with the message the agent would give: by
+//! // `try_new` where the action is built, by the push after `new`.
+//! let refused = PendingAction::try_new(" ", |_reason| Ok(ToolOutput::empty())).unwrap_err();
 //! assert_eq!(ToolError::from(refused).message(), "pending action label must not be empty");
 //! ```
 #![deny(missing_docs)]

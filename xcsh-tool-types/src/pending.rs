@@ -40,11 +40,16 @@ pub enum PendingActionError {
 /// may try again), `reject` on discard. Both get the model's reason, which
 /// is informative only.
 ///
+/// The label is required and must not be blank. [`PendingAction::new`]
+/// (the 1.0 SDK's constructor, kept for source compatibility) takes any
+/// label and the push refuses a blank one; [`PendingAction::try_new`]
+/// refuses it where the action is built. Both refuse with the same
+/// message, `pending action label must not be empty`.
+///
 /// ```
 /// use xcsh_tool_types::{PendingAction, ToolOutput};
 ///
 /// let action = PendingAction::new("Rename: 2 files", |_reason| Ok(ToolOutput::text("Renamed 2 files.")))
-///     .unwrap()
 ///     .with_source_tool_name("rename_preview");
 /// assert_eq!(action.label(), "Rename: 2 files");
 /// assert_eq!(action.apply("looks right").unwrap(), ToolOutput::text("Renamed 2 files."));
@@ -61,30 +66,55 @@ impl PendingAction {
     /// An action labelled `label` (best as `Source: summary`) whose apply
     /// runs `apply`.
     ///
-    /// # Errors
-    ///
-    /// [`PendingActionError::EmptyLabel`] if `label` is blank. A label over
-    /// [`MAX_LABEL_CHARS`] characters is cut to that many, ending with `…`.
+    /// A label over [`MAX_LABEL_CHARS`] characters is cut to that many,
+    /// ending with `…`. A blank label is kept here and refused when the
+    /// action is pushed ([`check`](Self::check)); use
+    /// [`try_new`](Self::try_new) to refuse it where it is built.
     pub fn new(
         label: impl Into<String>,
         apply: impl Fn(&str) -> Result<ToolOutput, ToolError> + Send + Sync + 'static,
-    ) -> Result<Self, PendingActionError> {
+    ) -> Self {
         let mut label = label.into();
-        if label.trim().is_empty() {
-            return Err(PendingActionError::EmptyLabel);
-        }
         let mut chars = label.char_indices();
         if let (Some((cut, _)), Some(_)) = (chars.nth(MAX_LABEL_CHARS - 1), chars.next()) {
             label.truncate(cut);
             label.push('…');
         }
-        Ok(Self {
+        Self {
             label,
             source_tool_name: DEFAULT_SOURCE_TOOL_NAME.to_owned(),
             details: None,
             apply: Box::new(apply),
             reject: None,
-        })
+        }
+    }
+
+    /// As [`new`](Self::new), refusing a blank label.
+    ///
+    /// # Errors
+    ///
+    /// [`PendingActionError::EmptyLabel`] if `label` is blank.
+    pub fn try_new(
+        label: impl Into<String>,
+        apply: impl Fn(&str) -> Result<ToolOutput, ToolError> + Send + Sync + 'static,
+    ) -> Result<Self, PendingActionError> {
+        let action = Self::new(label, apply);
+        action.check()?;
+        Ok(action)
+    }
+
+    /// Checks what a push requires of the action: a label that is not
+    /// blank.
+    ///
+    /// # Errors
+    ///
+    /// [`PendingActionError::EmptyLabel`] if the label is empty or only
+    /// white space.
+    pub fn check(&self) -> Result<(), PendingActionError> {
+        if self.label.trim().is_empty() {
+            return Err(PendingActionError::EmptyLabel);
+        }
+        Ok(())
     }
 
     /// Names the tool that produced the preview (default `custom_tool`).
@@ -181,11 +211,8 @@ mod tests {
     fn an_over_long_label_is_cut_to_the_limit_with_an_ellipsis() {
         let apply = |_: &str| Ok(ToolOutput::default());
         let exact = "é".repeat(MAX_LABEL_CHARS);
-        assert_eq!(
-            PendingAction::new(exact.clone(), apply).unwrap().label(),
-            exact
-        );
-        let long = PendingAction::new("é".repeat(MAX_LABEL_CHARS + 1), apply).unwrap();
+        assert_eq!(PendingAction::new(exact.clone(), apply).label(), exact);
+        let long = PendingAction::new("é".repeat(MAX_LABEL_CHARS + 1), apply);
         assert_eq!(long.label().chars().count(), MAX_LABEL_CHARS);
         assert_eq!(
             long.label(),
@@ -196,15 +223,17 @@ mod tests {
     #[test]
     fn empty_label_is_refused() {
         for label in ["", "   "] {
-            let err = PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap_err();
+            let err = PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap_err();
             assert_eq!(err, PendingActionError::EmptyLabel);
             assert_eq!(err.to_string(), "pending action label must not be empty");
+            let built = PendingAction::new(label, |_| Ok(ToolOutput::default()));
+            assert_eq!(built.check(), Err(PendingActionError::EmptyLabel));
         }
     }
 
     #[test]
     fn source_tool_name_defaults_to_custom_tool() {
-        let action = PendingAction::new("x", |_| Ok(ToolOutput::default())).unwrap();
+        let action = PendingAction::new("x", |_| Ok(ToolOutput::default()));
         assert_eq!(action.source_tool_name(), "custom_tool");
         let action = action.with_source_tool_name("ast_edit");
         assert_eq!(action.source_tool_name(), "ast_edit");
@@ -212,7 +241,7 @@ mod tests {
 
     #[test]
     fn reject_is_optional() {
-        let action = PendingAction::new("x", |_| Ok(ToolOutput::default())).unwrap();
+        let action = PendingAction::new("x", |_| Ok(ToolOutput::default()));
         assert!(!action.has_reject());
         assert!(action.reject("no").is_none());
         let action = action.with_reject(|reason| Ok(Some(ToolOutput::text(reason))));

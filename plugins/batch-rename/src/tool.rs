@@ -64,7 +64,7 @@ impl Tool for BatchRenamePreview {
                 applied_lines.join("\n  ")
             ))
             .with_details(json!({ "renamed": applied_lines })))
-        })?
+        })
         .with_source_tool_name(NAME)
         .with_details(details.clone())
         .with_reject(move |_reason| {

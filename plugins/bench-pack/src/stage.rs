@@ -50,7 +50,7 @@ impl Tool for Stage {
     fn execute(&self, params: StageParams, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         for _ in 0..params.count {
             ctx.push_pending_action(
-                PendingAction::new(STAGED_LABEL, |_reason| Ok(ToolOutput::empty()))?
+                PendingAction::try_new(STAGED_LABEL, |_reason| Ok(ToolOutput::empty()))?
                     .with_source_tool_name("stage"),
             )?;
         }

@@ -30,7 +30,7 @@ impl Tool for Rename {
     }
     fn execute(&self, _: Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         let (applied, rejected) = (Arc::clone(&self.log), Arc::clone(&self.log));
-        let action = PendingAction::new("Rename: 1 file", move |reason| {
+        let action = PendingAction::try_new("Rename: 1 file", move |reason| {
             applied.lock().unwrap().push(format!("apply: {reason}"));
             Ok(ToolOutput::text("Renamed a → b"))
         })

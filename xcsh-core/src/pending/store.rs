@@ -53,7 +53,7 @@ pub struct PendingSummary {
 ///
 /// let store = PendingActionStore::new();
 /// for label in ["first", "second"] {
-///     store.push(PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap());
+///     store.push(PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap());
 /// }
 /// assert_eq!(store.peek().unwrap().action().label(), "second");
 /// assert_eq!(store.pop().unwrap().action().label(), "second");

@@ -18,7 +18,7 @@ fn resolve(session: &Session, action: &str, reason: &str) -> ToolResult {
 }
 
 fn ok_action(label: &str) -> PendingAction {
-    PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap()
+    PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap()
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn apply_without_content_says_applied_with_label() {
 #[test]
 fn apply_returns_source_content_dropping_empty_text_blocks() {
     let session = session();
-    let action = PendingAction::new("Edit", |_| {
+    let action = PendingAction::try_new("Edit", |_| {
         Ok(ToolOutput::new(vec![
             ContentBlock::text(""),
             ContentBlock::text("Renamed a -> b"),
@@ -92,7 +92,7 @@ fn apply_with_only_empty_text_falls_back_to_default() {
     let session = session();
     session
         .store()
-        .push(PendingAction::new("Edit", |_| Ok(ToolOutput::text(""))).unwrap());
+        .push(PendingAction::try_new("Edit", |_| Ok(ToolOutput::text(""))).unwrap());
     assert_eq!(resolve(&session, "apply", "ok").text(), "Applied: Edit.");
 }
 
@@ -102,7 +102,7 @@ fn failed_apply_keeps_the_action_on_top() {
     session.store().push(ok_action("below"));
     session
         .store()
-        .push(PendingAction::new("Rename", |_| Err(ToolError::new("target exists"))).unwrap());
+        .push(PendingAction::try_new("Rename", |_| Err(ToolError::new("target exists"))).unwrap());
     let result = resolve(&session, "apply", "go");
     assert!(result.is_error);
     assert_eq!(result.text(), "Apply failed: target exists");
@@ -116,7 +116,7 @@ fn panicking_apply_keeps_the_action_and_the_session() {
     let session = session();
     session
         .store()
-        .push(PendingAction::new("Boom", |_| panic!("apply exploded")).unwrap());
+        .push(PendingAction::try_new("Boom", |_| panic!("apply exploded")).unwrap());
     let result = resolve(&session, "apply", "go");
     assert!(result.is_error);
     assert_eq!(result.text(), "Apply failed: apply exploded");
@@ -133,7 +133,7 @@ fn apply_can_be_retried_after_a_failure() {
     let attempts = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&attempts);
     session.store().push(
-        PendingAction::new("Flaky", move |_| {
+        PendingAction::try_new("Flaky", move |_| {
             if counter.fetch_add(1, Ordering::SeqCst) == 0 {
                 Err("busy".into())
             } else {
@@ -154,7 +154,7 @@ fn reason_does_not_change_what_apply_does() {
     for reason in ["short", "a much longer reason with `code` and \"quotes\""] {
         let sink = Arc::clone(&seen);
         session.store().push(
-            PendingAction::new("Edit", move |_reason| {
+            PendingAction::try_new("Edit", move |_reason| {
                 sink.lock().unwrap().push("applied");
                 Ok(ToolOutput::text("done"))
             })
@@ -265,7 +265,7 @@ fn bad_arguments_are_errors_and_leave_the_stack_untouched() {
     let applied = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&applied);
     session.store().push(
-        PendingAction::new("Keep", move |_| {
+        PendingAction::try_new("Keep", move |_| {
             counter.fetch_add(1, Ordering::SeqCst);
             Ok(ToolOutput::default())
         })
@@ -369,7 +369,7 @@ fn stuck_action(label: &str, gate: Arc<Mutex<bool>>, applied: Arc<AtomicUsize>) 
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
     };
-    PendingAction::new(label, move |_| {
+    PendingAction::try_new(label, move |_| {
         wait(&gate);
         applied.fetch_add(1, Ordering::SeqCst);
         Ok(ToolOutput::text("applied late"))

@@ -44,7 +44,7 @@ impl Tool for Preview {
         if label == "panic" {
             panic!("preview bug");
         }
-        let action = PendingAction::new(label.clone(), |_| Ok(ToolOutput::default()))
+        let action = PendingAction::try_new(label.clone(), |_| Ok(ToolOutput::default()))
             .map_err(|e| ToolError::new(e.to_string()))?;
         self.store.push(action);
         Ok(ToolOutput::text(format!("preview of {label}")))
@@ -321,7 +321,7 @@ impl Tool for SlowPreview {
     fn execute(&self, arguments: Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         let ms = arguments["ms"].as_u64().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(ms));
-        let action = PendingAction::new("Slow", |_| Ok(ToolOutput::default())).unwrap();
+        let action = PendingAction::try_new("Slow", |_| Ok(ToolOutput::default())).unwrap();
         let pushed = crate::push_for_running_call(&self.store, action);
         self.pushed.lock().unwrap().push(pushed);
         Ok(ToolOutput::text("pushed"))

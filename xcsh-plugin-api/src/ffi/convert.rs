@@ -9,7 +9,7 @@ use crate::sdk::{ContentBlock, LogLevel, ToolHints, ToolOutput};
 impl From<ContentBlock> for FfiContentBlock {
     fn from(block: ContentBlock) -> Self {
         match block {
-            ContentBlock::Text { text } => Self::Text { text: text.into() },
+            ContentBlock::Text(text) => Self::Text { text: text.into() },
             ContentBlock::Image { data, mime_type } => Self::Image {
                 data: data.into(),
                 mime_type: mime_type.into(),

@@ -10,8 +10,13 @@ use super::{LogLevel, PendingAction, ToolError};
 
 /// The host's API, bound to the session the pack's tools were made for.
 ///
-/// Cheap to clone, `Send + Sync`: a tool may keep a clone and push from
-/// another thread.
+/// Cheap to clone, `Send + Sync`. A push is accepted only from the thread
+/// running the tool call that makes it, before that call returns: a push
+/// from a thread the tool spawned, or after the call returned, timed out or
+/// was cancelled, is refused with `Pending action refused: the tool call
+/// that pushed it is not running (push from the call's own thread, before
+/// it returns)`. Other methods ([`cwd`](Self::cwd), [`log`](Self::log))
+/// work from any thread at any time.
 #[derive(Clone)]
 pub struct Host {
     api: CustomToolApiHandle,
@@ -28,8 +33,10 @@ impl Host {
     ///
     /// `Pending action store unavailable for custom tools in this runtime.`
     /// when the runtime has no store; the host's reason when it refuses the
-    /// action (e.g. a push from a call that already returned).
+    /// action (e.g. a push from a call that already returned);
+    /// `pending action label must not be empty` for a blank label.
     pub fn push_pending_action(&self, action: PendingAction) -> Result<(), ToolError> {
+        action.check()?;
         self.api
             .push_pending_action(boxed_action(action))
             .into_result()

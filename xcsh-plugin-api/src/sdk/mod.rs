@@ -9,6 +9,7 @@
 //! same rules and messages.
 
 mod context;
+mod description;
 mod host;
 mod no_params;
 mod pack;

@@ -36,7 +36,9 @@ impl<T: Tool> DynTool for T {
     }
 
     fn parameters(&self) -> Result<Value, ToolError> {
-        Ok(serde_json::to_value(schemars::schema_for!(T::Params))?)
+        let mut schema = serde_json::to_value(schemars::schema_for!(T::Params))?;
+        super::description::unwrap_descriptions(&mut schema);
+        Ok(schema)
     }
 
     fn hints(&self) -> ToolHints {
@@ -58,12 +60,8 @@ impl<T: Tool> DynTool for T {
 /// The tools a pack offers a session.
 ///
 /// ```
-/// use xcsh_plugin_api::{FnTool, ToolOutput, ToolPack};
-/// # use xcsh_plugin_api::{schemars::JsonSchema, serde::Deserialize};
-/// # #[derive(Deserialize, JsonSchema)]
-/// # #[serde(crate = "xcsh_plugin_api::serde")]
-/// # #[schemars(crate = "xcsh_plugin_api::schemars")]
-/// # struct NoParams {}
+/// use xcsh_plugin_api::prelude::*;
+///
 /// let pack = ToolPack::new().with_tool(FnTool::new("ping", "Ping", "Answers pong.", |_: NoParams, _| {
 ///     Ok(ToolOutput::text("pong"))
 /// }));

@@ -44,14 +44,11 @@ pub trait Tool: Send + Sync + 'static {
 /// A tool made of a closure.
 ///
 /// ```
-/// use xcsh_plugin_api::{FnTool, ToolOutput};
-/// use xcsh_plugin_api::schemars::JsonSchema;
-/// use xcsh_plugin_api::serde::Deserialize;
+/// use xcsh_plugin_api::prelude::*;
 ///
-/// #[derive(Deserialize, JsonSchema)]
-/// #[serde(crate = "xcsh_plugin_api::serde")]
-/// #[schemars(crate = "xcsh_plugin_api::schemars")]
+/// #[params]
 /// struct Greet {
+///     /// Who to greet.
 ///     name: String,
 /// }
 ///

@@ -5,7 +5,7 @@ use super::*;
 use crate::ToolOutput;
 
 fn action(label: &str) -> PendingAction {
-    PendingAction::new(label, |_| Ok(ToolOutput::default())).unwrap()
+    PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap()
 }
 
 fn labels(store: &PendingActionStore) -> Vec<String> {
