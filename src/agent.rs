@@ -35,6 +35,9 @@ pub struct RunPolicy {
     pub max_result_bytes: Option<usize>,
     /// Which packs run in a process of their own.
     pub isolation: IsolationPolicy,
+    /// The check of in-process libraries not seen before, in a child
+    /// process (`None`: opened here directly).
+    pub first_seen: Option<xcsh_loader::FirstSeen>,
 }
 
 impl Default for RunPolicy {
@@ -45,6 +48,7 @@ impl Default for RunPolicy {
             allow_outside_root: false,
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             isolation: IsolationPolicy::default(),
+            first_seen: None,
         }
     }
 }
@@ -82,6 +86,7 @@ impl RunPolicy {
             allow_outside_root: false,
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             isolation: IsolationPolicy::new(settings.isolation.as_ref(), false),
+            first_seen: None,
         }
     }
 
@@ -145,6 +150,7 @@ pub fn start_session_loaded(
         trust: &policy.trust,
         isolation: &policy.isolation,
         timeout: policy.tool_timeout,
+        first_seen: policy.first_seen.as_ref(),
     }
     .load(&session, packs);
     Ok((session, loaded))

@@ -38,11 +38,16 @@ pub fn run() -> anyhow::Result<ExitCode> {
         | Command::Pack(_)
         | Command::Trust(_)
         | Command::PackHost(_)
+        | Command::PackProbe(_)
         | Command::Journal(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
     if let Command::PackHost(_) = cli.command {
         crate::isolate::serve::serve()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Command::PackProbe(args) = &cli.command {
+        crate::first_seen::probe_here(&args.library);
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -94,6 +99,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
         );
     policy.isolation.verbosity = cli.verbose;
+    policy.first_seen = Some(crate::first_seen::check(policy.tool_timeout));
     let mut agent = Agent::start(&cwd, discovery, &policy)?;
     let mut registries = Vec::new();
     if let Some(reading) = user_registry {
@@ -130,7 +136,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
             unreachable!("handled before any pack loads")
         }
-        Command::PackHost(_) => unreachable!("served above"),
+        Command::PackHost(_) | Command::PackProbe(_) => unreachable!("served above"),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -47,6 +47,7 @@ impl Cli {
                 &NONE
             }
             Command::PackHost(args) => &args.packs,
+            Command::PackProbe(args) => &args.packs,
         }
     }
 }
@@ -130,6 +131,11 @@ pub enum Command {
     /// standard input and output (started by xcsh itself).
     #[command(name = "pack-host", hide = true)]
     PackHost(PackHostArgs),
+    /// Opens one tool pack library and exits: the first-seen check of a
+    /// library before the agent opens it in-process (started by xcsh
+    /// itself).
+    #[command(name = "pack-probe", hide = true)]
+    PackProbe(PackProbeArgs),
 }
 
 /// Options of `xcsh journal`.
@@ -285,6 +291,16 @@ pub struct PackNewArgs {
 #[derive(Debug, Args)]
 pub struct PackHostArgs {
     /// Always empty: a pack process loads only the pack it is sent.
+    #[arg(skip)]
+    pub packs: PackArgs,
+}
+
+/// `xcsh pack-probe LIBRARY`.
+#[derive(Debug, Args)]
+pub struct PackProbeArgs {
+    /// The library to open.
+    pub library: PathBuf,
+    /// Always empty: only the library named is opened.
     #[arg(skip)]
     pub packs: PackArgs,
 }

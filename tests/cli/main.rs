@@ -7,6 +7,7 @@ mod confinement;
 mod crash;
 mod discovery;
 mod display;
+mod first_seen;
 mod hardening;
 mod installed;
 mod isolate;
