@@ -111,7 +111,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
     registries.extend(collected.project_registry);
     agent.offer_installed(registries, &policy);
     approve::install_policies(&agent, &collected.settings, cli.packs());
-    journal::install(&agent, &collected.settings, &cwd);
+    journal::install(
+        &agent,
+        &collected.settings,
+        &cwd,
+        UserDirs::from_os().data.as_deref(),
+    );
     // Who answers an `ask`: the terminal's person, the run's flags; the
     // MCP server asks its client (see `mcp::serve`).
     match &cli.command {

@@ -148,6 +148,11 @@ pub struct JournalArgs {
     /// Print the entries as JSON lines, as they are in the file.
     #[arg(long)]
     pub json: bool,
+
+    /// Check that no entry was edited, removed or moved (exit status 1
+    /// naming the first that was).
+    #[arg(long, conflicts_with_all = ["json", "last"])]
+    pub verify: bool,
 }
 
 /// Options of `xcsh trust`.

@@ -97,9 +97,7 @@ fn outcome(status: ExitStatus) -> ProbeOutcome {
         if let Some(signal) = status.signal() {
             let name = nix::sys::signal::Signal::try_from(signal)
                 .map_or_else(|_| signal.to_string(), |name| name.as_str().to_owned());
-            return ProbeOutcome::Killed(format!(
-                "its load-time code killed the process ({name})"
-            ));
+            return ProbeOutcome::Killed(format!("its load-time code killed the process ({name})"));
         }
     }
     ProbeOutcome::Killed(format!("its load-time code ended the process ({status})"))

@@ -9,8 +9,8 @@ use std::time::Duration;
 use xcsh_core::{PendingActionStore, RegistryError, Session};
 use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus};
 use xcsh_loader::{
-    FirstSeen, HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, ToolConflict,
-    TrustPolicy,
+    FirstSeen, HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader,
+    ToolConflict, TrustPolicy,
 };
 
 use super::pack::IsolatedPack;

@@ -39,11 +39,17 @@ fn a_library_whose_load_time_code_aborts_is_reported_and_the_others_listed() {
         output.stdout
     );
     assert!(
-        output.stdout.contains(&format!("  {}\n", killed_line(&bad))),
+        output
+            .stdout
+            .contains(&format!("  {}\n", killed_line(&bad))),
         "{}",
         output.stdout
     );
-    assert!(output.stdout.contains("  batch_rename_preview  Batch Rename"));
+    assert!(
+        output
+            .stdout
+            .contains("  batch_rename_preview  Batch Rename")
+    );
 
     // Remembered in the user's cache: the next start-up says the same
     // without a new check (one outcome per build, one entry per file).

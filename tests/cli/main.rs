@@ -11,6 +11,7 @@ mod first_seen;
 mod hardening;
 mod installed;
 mod isolate;
+mod journal;
 mod limits;
 mod mcp;
 mod mcp_wire;
