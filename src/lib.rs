@@ -26,6 +26,7 @@ pub mod approve;
 pub mod cli;
 pub mod config;
 pub mod escape;
+pub mod file_lock;
 pub mod first_seen;
 pub mod installed;
 pub mod isolate;

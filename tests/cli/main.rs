@@ -21,3 +21,4 @@ mod run;
 mod support;
 mod tools;
 mod trust;
+mod writers;
