@@ -15,6 +15,7 @@ mod journal;
 mod limits;
 mod mcp;
 mod mcp_wire;
+mod own_files;
 mod pack_new;
 mod repl;
 mod run;
