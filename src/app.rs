@@ -40,11 +40,16 @@ pub fn run() -> anyhow::Result<ExitCode> {
         | Command::Pack(_)
         | Command::Trust(_)
         | Command::PackHost(_)
+        | Command::PackProbe(_)
         | Command::Journal(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
     if let Command::PackHost(_) = cli.command {
         isolate::serve::serve()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Command::PackProbe(args) = &cli.command {
+        crate::first_seen::probe_here(&args.library);
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -108,12 +113,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
     registries.extend(collected.project_registry);
     agent.offer_installed(registries.clone(), &policy);
     approve::install_policies(&agent, &collected.settings, cli.packs());
-    xcsh_agent::journal::install(&agent, &collected.settings, &cwd);
+    let user_data = UserDirs::from_os().data;
+    xcsh_agent::journal::install(&agent, &collected.settings, &cwd, user_data.as_deref());
     if let Command::Mcp(args) = &cli.command
         && let Some(addr) = &args.http
     {
         // One session per MCP session, each started as the first was.
         let (settings, flags) = (collected.settings.clone(), cli.packs().clone());
+        let user_data = user_data.clone();
         let start = move || -> anyhow::Result<Agent> {
             let discovery = sources::Discovery {
                 packs: packs.clone(),
@@ -123,7 +130,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             let mut agent = Agent::start(&cwd, discovery, &policy)?;
             agent.offer_installed(registries.clone(), &policy);
             approve::install_policies(&agent, &settings, &flags);
-            xcsh_agent::journal::install(&agent, &settings, &cwd);
+            xcsh_agent::journal::install(&agent, &settings, &cwd, user_data.as_deref());
             Ok(agent)
         };
         drop(agent);
@@ -172,7 +179,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
             unreachable!("handled before any pack loads")
         }
-        Command::PackHost(_) => unreachable!("served above"),
+        Command::PackHost(_) | Command::PackProbe(_) => unreachable!("served above"),
     }
     Ok(ExitCode::SUCCESS)
 }

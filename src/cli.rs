@@ -48,6 +48,7 @@ impl Cli {
                 &NONE
             }
             Command::PackHost(args) => &args.packs,
+            Command::PackProbe(args) => &args.packs,
         }
     }
 }
@@ -79,6 +80,11 @@ pub enum Command {
     /// standard input and output (started by xcsh itself).
     #[command(name = "pack-host", hide = true)]
     PackHost(PackHostArgs),
+    /// Opens one tool pack library and exits: the first-seen check of a
+    /// library before the agent opens it in-process (started by xcsh
+    /// itself).
+    #[command(name = "pack-probe", hide = true)]
+    PackProbe(PackProbeArgs),
 }
 
 /// Options of `xcsh journal`.
@@ -91,6 +97,11 @@ pub struct JournalArgs {
     /// Print the entries as JSON lines, as they are in the file.
     #[arg(long)]
     pub json: bool,
+
+    /// Check that no entry was edited, removed or moved (exit status 1
+    /// naming the first that was).
+    #[arg(long, conflicts_with_all = ["json", "last"])]
+    pub verify: bool,
 }
 
 /// Options of `xcsh trust`.
@@ -234,6 +245,16 @@ pub struct PackNewArgs {
 #[derive(Debug, Args)]
 pub struct PackHostArgs {
     /// Always empty: a pack process loads only the pack it is sent.
+    #[arg(skip)]
+    pub packs: PackArgs,
+}
+
+/// `xcsh pack-probe LIBRARY`.
+#[derive(Debug, Args)]
+pub struct PackProbeArgs {
+    /// The library to open.
+    pub library: PathBuf,
+    /// Always empty: only the library named is opened.
     #[arg(skip)]
     pub packs: PackArgs,
 }

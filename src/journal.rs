@@ -1,6 +1,6 @@
 //! `xcsh journal`: the recent entries, for people or (`--json`) programs.
 
-use std::io::{self, BufRead as _, BufReader, Write as _};
+use std::io::{self, BufReader, Write as _};
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -32,7 +32,10 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
         )?;
         return Ok(());
     };
-    let file = match std::fs::File::open(&path) {
+    if args.verify {
+        return verify(&path, user, &mut out);
+    }
+    let file = match journal::open::for_reading(&path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
             if !args.json {
@@ -46,8 +49,17 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
         }
     };
     let mut last = std::collections::VecDeque::with_capacity(args.last.min(4096));
-    for line in BufReader::new(file).lines() {
-        let line = line.with_context(|| format!("cannot read the journal {}", path.display()))?;
+    let mut reader = BufReader::new(file);
+    loop {
+        let line = match journal::open::read_line(&mut reader) {
+            Ok(Some(line)) => String::from_utf8_lossy(&line).into_owned(),
+            Ok(None) => break,
+            Err(error) if error.kind() == io::ErrorKind::InvalidData => error.to_string(),
+            Err(error) => {
+                return Err(error)
+                    .with_context(|| format!("cannot read the journal {}", path.display()));
+            }
+        };
         if line.trim().is_empty() || args.last == 0 {
             continue;
         }
@@ -64,6 +76,29 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
         }
     }
     Ok(())
+}
+
+/// `xcsh journal --verify`: one line saying the chain holds, or an error
+/// naming the first entry that breaks it.
+fn verify(path: &Path, user: &UserDirs, out: &mut impl io::Write) -> anyhow::Result<()> {
+    let key = journal::key(user.data.as_deref());
+    let verdict = journal::verify::verify(path, &key)
+        .with_context(|| format!("cannot verify the journal {}", path.display()))?;
+    match verdict {
+        journal::verify::Verdict::Intact(count) => {
+            writeln!(
+                out,
+                "Journal {} verifies: {count} entr{} chained, none edited, removed or moved.",
+                path.display(),
+                if count == 1 { "y" } else { "ies" }
+            )?;
+            Ok(())
+        }
+        journal::verify::Verdict::Broken { line, why } => Err(anyhow::anyhow!(
+            "journal {}: entry {line} breaks the chain: {why}",
+            path.display()
+        )),
+    }
 }
 
 /// One journal line for people, e.g.

@@ -20,6 +20,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod first_seen;
 pub mod journal;
 pub mod logging;
 pub mod pack;

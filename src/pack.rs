@@ -71,6 +71,9 @@ pub fn add(args: &PackAddArgs, cwd: &Path, registries: &Registries) -> anyhow::R
             "it changed while it was being checked; add it again once it is written".into(),
         ));
     }
+    // From reading the registry to writing it back, one writer at a time:
+    // two adds at once both keep their pack.
+    let _one_writer = target.lock()?;
     let mut registry = target.load()?;
     // The user's registry wins over a project's: a project never overrides
     // the user's choices, so `--replace` never reaches the user's.
@@ -332,6 +335,7 @@ fn write_table(out: &mut impl Write, registry: &Registry) -> std::io::Result<()>
 pub fn remove(args: &PackRemoveArgs, registries: &Registries) -> anyhow::Result<()> {
     let target = registries.target(args.project)?;
     let scope = target.scope();
+    let _one_writer = target.lock()?;
     let mut registry = match scope {
         Scope::User => target.load()?,
         Scope::Project => target
@@ -367,6 +371,11 @@ pub fn remove(args: &PackRemoveArgs, registries: &Registries) -> anyhow::Result<
 ///
 /// Any pack failed (after every line is printed), or no pack of that name.
 pub fn verify(args: &PackVerifyArgs, cwd: &Path, registries: &Registries) -> anyhow::Result<()> {
+    let _user_writer = registries.user.lock()?;
+    let _project_writer = match &registries.project {
+        Some(file) if file.path().exists() => Some(file.lock()?),
+        _ => None,
+    };
     let mut used = vec![(&registries.user, registries.user.load()?)];
     if let Some(file) = &registries.project
         && file.path().exists()

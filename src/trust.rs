@@ -26,6 +26,9 @@ pub fn run(args: &TrustArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<()> 
         .as_ref()
         .map(|data| data.join(TRUST_FILE_NAME))
         .context("no user data directory to keep the trusted projects in")?;
+    // From reading the record to writing it back, one `xcsh trust` at a time.
+    let _one_writer = xcsh_sources::file_lock::lock(&store_path)
+        .with_context(|| format!("cannot lock trust file {}", store_path.display()))?;
     let mut store = TrustStore::load(&store_path)?;
     let mut out = io::stdout().lock();
     if args.list {

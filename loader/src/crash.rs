@@ -21,7 +21,15 @@
 //! handler that was there before.
 //!
 //! A pack that calls `exit()` ends the process normally, running no signal
-//! handler: that cannot be attributed and is not reported.
+//! handler but the process's exit handlers: one of them, registered with
+//! the signal handler, writes the same kind of line when the thread
+//! calling `exit` was in pack code (the exit status stays the pack's):
+//!
+//! ```text
+//! fatal: tool pack fixture-crashy 0.1.0 (/path/libfixture_crashy.so) ended the agent by calling exit while running tool crashy_exit (a pack can run isolated in its own process: --isolate)
+//! ```
+//!
+//! (`_exit` runs no handler at all and stays unreported.)
 
 use std::cell::Cell;
 use std::fmt::Write as _;
@@ -213,7 +221,24 @@ mod handler {
                     }
                 }
             }
+            // SAFETY: `on_exit` is an `extern "C" fn()` that lives for the
+            // whole process (it is part of this library, never unloaded).
+            if unsafe { libc::atexit(on_exit) } != 0 {
+                tracing::debug!("cannot install the exit reporter");
+            }
         });
+    }
+
+    /// The exit handler: reports an `exit` called from pack code.
+    extern "C" fn on_exit() {
+        let call = CURRENT.with(std::cell::Cell::get);
+        if !call.is_null() && !REPORTED.swap(true, Ordering::SeqCst) {
+            // SAFETY: exit handlers run on the thread that called `exit`;
+            // a non-null CURRENT there points at the `Call` of a live
+            // `Entered` guard on that thread's stack (the pack call that
+            // called `exit` never returned, so the guard is not dropped).
+            write_line(unsafe { &*call }, " ended the agent by calling exit");
+        }
     }
 
     /// The handler: reports a crash in pack code, then lets the signal do
@@ -267,11 +292,24 @@ mod handler {
 
     /// Writes the one-line report with `write(2)` alone.
     fn report(call: &Call<'_>, signal: &str) {
+        write_all(b"fatal: ");
+        write_all(call.origin.text.as_bytes());
+        write_all(b" crashed the agent with ");
+        write_all(signal.as_bytes());
+        write_line_end(call);
+    }
+
+    /// `fatal: {origin}{what} while {doing} {hint}`, with `write(2)` alone.
+    fn write_line(call: &Call<'_>, what: &str) {
+        write_all(b"fatal: ");
+        write_all(call.origin.text.as_bytes());
+        write_all(what.as_bytes());
+        write_line_end(call);
+    }
+
+    /// ` while {doing}{subject} {hint}` and the line break.
+    fn write_line_end(call: &Call<'_>) {
         for piece in [
-            "fatal: ",
-            call.origin.text.as_str(),
-            " crashed the agent with ",
-            signal,
             " while ",
             call.doing,
             call.subject,

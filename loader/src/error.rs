@@ -165,6 +165,11 @@ pub enum LoadError {
     /// it (the loader's one-line cause, checked there) or ended opening it.
     #[error("{0}")]
     Isolated(String),
+    /// Opened first in a child process (a library not seen before), the
+    /// library killed that process or did not finish, e.g. `its load-time
+    /// code killed the process (SIGABRT)`.
+    #[error("{0}")]
+    FirstSeen(String),
 }
 
 /// Longest cause kept in a one-line error.

@@ -82,6 +82,11 @@ impl PackLibrary {
         Self::preflight(file)?.map()?.check()
     }
 
+    /// Whether this process opened the library at canonical `path` already.
+    pub(crate) fn is_opened(path: &Path) -> bool {
+        lock_opened().contains_key(path)
+    }
+
     /// The first step of [`open`](Self::open): the library already opened
     /// from this file's path, or the open file's object headers checked.
     pub(crate) fn preflight(file: PackFile) -> Result<Opening, LoadError> {

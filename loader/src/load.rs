@@ -10,7 +10,7 @@ use xcsh_core::{RegistryError, Session};
 use crate::library::{Mapped, Opening};
 use crate::pack_file::PackFile;
 use crate::report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
-use crate::{HostBinding, LoadError, PackLibrary, PackTool, TrustPolicy};
+use crate::{FirstSeen, HostBinding, LoadError, PackLibrary, PackTool, TrustPolicy};
 
 /// Loads every pack in `paths` into `session`, bound to its store. Register
 /// built-ins first: they win name conflicts, then the first pack loaded.
@@ -28,6 +28,7 @@ pub fn load_packs_with(session: &Session, binding: &HostBinding, paths: &[PathBu
 #[derive(Clone, Debug, Default)]
 pub struct PackLoader {
     trust: TrustPolicy,
+    first_seen: Option<FirstSeen>,
 }
 
 impl PackLoader {
@@ -42,6 +43,13 @@ impl PackLoader {
         self
     }
 
+    /// Opens each library not seen before in a child process first (see
+    /// [`FirstSeen`]), after the trust checks and before mapping it here.
+    pub fn with_first_seen(mut self, first_seen: FirstSeen) -> Self {
+        self.first_seen = Some(first_seen);
+        self
+    }
+
     /// Loads every pack in `paths` into `session` with tools bound to
     /// `binding`. Paths naming the same file load once. A failing pack is
     /// reported and the rest load.
@@ -52,12 +60,12 @@ impl PackLoader {
     /// the order of `paths`, so conflicts and the report come out as if
     /// loaded one by one.
     pub fn load(&self, session: &Session, binding: &HostBinding, paths: &[PathBuf]) -> LoadReport {
-        load_all(&self.trust, session, binding, paths)
+        load_all(self, session, binding, paths)
     }
 }
 
 fn load_all(
-    trust: &TrustPolicy,
+    loader: &PackLoader,
     session: &Session,
     binding: &HostBinding,
     paths: &[PathBuf],
@@ -74,7 +82,7 @@ fn load_all(
     // relocating costs a TLB shootdown on the other CPUs. Registration then
     // goes in path order, so the same pack wins a name conflict and the
     // report reads the same as loading one by one.
-    let checked = parallel_map(&unique, |path| check_one(trust, path));
+    let checked = parallel_map(&unique, |path| check_one(loader, path));
     let mapped: Vec<_> = checked
         .into_iter()
         .map(|checked| checked.and_then(Opening::map))
@@ -159,11 +167,16 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
 }
 
 /// The checks before a pack is mapped, all on the one open file (its
-/// sealed copy) that is then mapped: the trust policy (owner, mode,
-/// hashes) and its object headers.
-fn check_one(trust: &TrustPolicy, path: &Path) -> Result<Opening, LoadError> {
+/// sealed copy) that is then mapped: the trust policy (owner, mode, hashes), the first-seen
+/// check (unless this process opened it already) and its object headers.
+fn check_one(loader: &PackLoader, path: &Path) -> Result<Opening, LoadError> {
     let file = PackFile::open(path)?.sealed()?;
-    trust.check_file(&file)?;
+    loader.trust.check_file(&file)?;
+    if let Some(first_seen) = &loader.first_seen
+        && !PackLibrary::is_opened(file.path())
+    {
+        first_seen.check(&file)?;
+    }
     PackLibrary::preflight(file)
 }
 

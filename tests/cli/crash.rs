@@ -109,3 +109,24 @@ fn a_signal_outside_pack_code_is_not_blamed_on_a_pack() {
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(!stderr.contains("fatal:"), "{stderr}");
 }
+
+#[test]
+fn a_tool_that_calls_exit_is_named_and_its_status_kept() {
+    let env = Env::new();
+    let pack = pack_path("fixture-crashy");
+    let script_path = env.write("calls.jsonl", "{\"tool\": \"crashy_exit\"}\n");
+    let output = env
+        .command(&["run", "--plugin", arg(&pack), arg(&script_path)])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr.lines().last().unwrap_or_default(),
+        format!(
+            "fatal: tool pack fixture-crashy 0.1.0 ({}) ended the agent by calling exit while running tool crashy_exit {ISOLATION_HINT}",
+            canonical(&pack_path("fixture-crashy")).display()
+        )
+    );
+}

@@ -94,6 +94,14 @@ fn a_checkouts_packs_run_no_code_until_the_directory_is_trusted() {
         "{json:#}"
     );
     assert_eq!(strings(&json["report"]["warnings"]), Vec::<String>::new());
+    // Seen for the first time: opened in a child process first, then here.
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "loaded\nloaded\n"
+    );
+    // Seen before: opened here only.
+    std::fs::remove_file(&marker).unwrap();
+    tools_json(&env, &marker);
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "loaded\n");
 }
 

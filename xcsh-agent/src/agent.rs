@@ -48,6 +48,7 @@ pub fn start_session_loaded(
         trust: &policy.trust,
         isolation: &policy.isolation,
         timeout: policy.tool_timeout,
+        first_seen: policy.first_seen.as_ref(),
     }
     .load(&session, packs);
     Ok((session, loaded))

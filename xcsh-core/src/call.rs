@@ -18,18 +18,33 @@ use crate::{PendingAction, PendingActionStore};
 /// The exact error a push gets when no call of its thread is running.
 pub const PUSH_OUTSIDE_CALL: &str = "Pending action refused: the tool call that pushed it is not running (push from the call's own thread, before it returns)";
 
+/// The exact error a push from an `apply` or a `reject` gets: an action
+/// belongs to the tool call that previewed it, and an apply or reject
+/// previews nothing (its pushes would be judged by no call's policy).
+pub const PUSH_FROM_RESOLVE: &str = "Pending action refused: an apply or a reject cannot push a pending action (only a tool call can, with its preview)";
+
 thread_local! {
     static CURRENT: RefCell<Option<RunningCall>> = const { RefCell::new(None) };
 }
 
-/// Why a push was refused: see [`PUSH_OUTSIDE_CALL`].
+/// Why a push was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}", PUSH_OUTSIDE_CALL)]
-pub struct PushRefused;
+#[non_exhaustive]
+pub enum PushRefused {
+    /// No call of the pushing thread is running: see [`PUSH_OUTSIDE_CALL`].
+    #[error("{}", PUSH_OUTSIDE_CALL)]
+    NotRunning,
+    /// The pushing thread runs an `apply` or a `reject`: see
+    /// [`PUSH_FROM_RESOLVE`].
+    #[error("{}", PUSH_FROM_RESOLVE)]
+    FromApplyOrReject,
+}
 
 #[derive(Debug, Default)]
 struct CallState {
     finished: bool,
+    /// An apply or a reject: every push is refused.
+    refuses_pushes: bool,
     pushed: Vec<u64>,
 }
 
@@ -38,6 +53,13 @@ struct CallState {
 pub(crate) struct RunningCall(Arc<Mutex<CallState>>);
 
 impl RunningCall {
+    /// An apply or a reject: it may push nothing.
+    pub(crate) fn refusing_pushes() -> Self {
+        let call = Self::default();
+        call.lock().refuses_pushes = true;
+        call
+    }
+
     fn lock(&self) -> MutexGuard<'_, CallState> {
         crate::sync::lock(&self.0)
     }
@@ -76,20 +98,25 @@ impl Drop for Entered {
 ///
 /// # Errors
 ///
-/// [`PushRefused`] when this thread runs no call, or its call has returned.
+/// [`PushRefused::NotRunning`] when this thread runs no call, or its call
+/// has returned; [`PushRefused::FromApplyOrReject`] when it runs an apply
+/// or a reject.
 pub fn push_for_running_call(
     store: &PendingActionStore,
     action: PendingAction,
 ) -> Result<u64, PushRefused> {
     let call = CURRENT.with(|current| current.borrow().clone());
     let Some(call) = call else {
-        return Err(PushRefused);
+        return Err(PushRefused::NotRunning);
     };
     // Held across the push, so a call that times out meanwhile either sees
     // this push in `finish` (and removes it) or refuses it.
     let mut state = call.lock();
     if state.finished {
-        return Err(PushRefused);
+        return Err(PushRefused::NotRunning);
+    }
+    if state.refuses_pushes {
+        return Err(PushRefused::FromApplyOrReject);
     }
     let id = store.push(action);
     state.pushed.push(id);
@@ -126,7 +153,7 @@ mod tests {
         assert!(id.is_ok());
         assert_eq!(
             push_for_running_call(&store, action("after")),
-            Err(PushRefused)
+            Err(PushRefused::NotRunning)
         );
         assert_eq!(store.len(), 1);
     }
@@ -149,16 +176,16 @@ mod tests {
             let store = Arc::clone(&store);
             std::thread::spawn(move || push_for_running_call(&store, action("helper")))
         };
-        assert_eq!(helper.join().unwrap(), Err(PushRefused));
+        assert_eq!(helper.join().unwrap(), Err(PushRefused::NotRunning));
         assert_eq!(call.finish().len(), 1);
         assert_eq!(
             push_for_running_call(&store, action("late")),
-            Err(PushRefused)
+            Err(PushRefused::NotRunning)
         );
         drop(entered);
         assert_eq!(
             push_for_running_call(&store, action("after")),
-            Err(PushRefused)
+            Err(PushRefused::NotRunning)
         );
         assert_eq!(store.len(), 1);
     }

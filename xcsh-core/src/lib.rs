@@ -61,7 +61,9 @@ pub use approval::{
     Answer, ApprovalRequest, Approver, Journal, JournalEntry, JournalEvent, Policy, UnknownPolicy,
 };
 pub use arguments::{ArgumentError, ArgumentValidator};
-pub use call::{PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call};
+pub use call::{
+    PUSH_FROM_RESOLVE, PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call,
+};
 pub use cancel::CancellationToken;
 pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::ToolResult;

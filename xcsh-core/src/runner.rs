@@ -47,16 +47,16 @@ impl Runner {
         *write(&self.limits) = limits;
     }
 
-    /// Runs `job` as one call: pushes from its thread go to `store` while
-    /// it runs. On a timeout the call ends at once, and whatever it pushed
-    /// is taken off `store` again (its result never reached the model, so
-    /// neither did its preview).
+    /// Runs `job`, an apply or a reject, as one call that may push
+    /// nothing ([`PushRefused::FromApplyOrReject`](crate::PushRefused)):
+    /// an action belongs to the tool call that previewed it. On a timeout
+    /// the call ends at once.
     pub(crate) fn run<T: Send + 'static>(
         &self,
         store: &PendingActionStore,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, Failure> {
-        self.run_collecting(store, job).0
+        self.run_call(RunningCall::refusing_pushes(), store, job).0
     }
 
     /// [`run`](Self::run), also returning the ids of the actions the call
@@ -66,10 +66,19 @@ impl Runner {
         store: &PendingActionStore,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> (Result<T, Failure>, Vec<u64>) {
+        self.run_call(RunningCall::default(), store, job)
+    }
+
+    /// [`run_collecting`](Self::run_collecting) as `call`.
+    fn run_call<T: Send + 'static>(
+        &self,
+        call: RunningCall,
+        store: &PendingActionStore,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> (Result<T, Failure>, Vec<u64>) {
         let Some(limit) = self.limits().time else {
-            return Self::run_unlimited(job);
+            return Self::run_unlimited_as(call, job);
         };
-        let call = RunningCall::default();
         let (sender, receiver) = mpsc::sync_channel(1);
         let in_worker = call.clone();
         let worker = match self.dispatch(Box::new(move || {
@@ -110,7 +119,13 @@ impl Runner {
     /// is set, or the tool enforces it itself); returns the ids of the
     /// actions it pushed.
     pub(crate) fn run_unlimited<T>(job: impl FnOnce() -> T) -> (Result<T, Failure>, Vec<u64>) {
-        let call = RunningCall::default();
+        Self::run_unlimited_as(RunningCall::default(), job)
+    }
+
+    fn run_unlimited_as<T>(
+        call: RunningCall,
+        job: impl FnOnce() -> T,
+    ) -> (Result<T, Failure>, Vec<u64>) {
         let entered = call.enter();
         let outcome = catch(job).map_err(Failure::Panicked);
         let pushed = call.finish();
@@ -194,7 +209,7 @@ mod tests {
         let store = Arc::new(PendingActionStore::new());
         let (tx, rx) = mpsc::channel();
         let in_call = Arc::clone(&store);
-        let outcome = runner.run(&store, move || {
+        let (outcome, _) = runner.run_collecting(&store, move || {
             let push = |label: &str| {
                 let action = PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap();
                 push_for_running_call(&in_call, action)
@@ -207,6 +222,26 @@ mod tests {
         assert!(store.is_empty(), "the early push was taken back");
         assert!(rx.recv().unwrap().is_err(), "the late push was refused");
         assert!(store.is_empty());
+    }
+
+    #[test]
+    fn an_apply_or_reject_may_push_nothing_with_or_without_a_limit() {
+        for runner in [limited(1000), Runner::default()] {
+            let store = Arc::new(PendingActionStore::new());
+            let in_call = Arc::clone(&store);
+            let pushed = runner
+                .run(&store, move || {
+                    let action = PendingAction::try_new("x", |_| Ok(ToolOutput::default())).unwrap();
+                    push_for_running_call(&in_call, action)
+                })
+                .unwrap();
+            assert_eq!(pushed, Err(crate::PushRefused::FromApplyOrReject));
+            assert_eq!(
+                pushed.unwrap_err().to_string(),
+                crate::call::PUSH_FROM_RESOLVE
+            );
+            assert!(store.is_empty());
+        }
     }
 
     #[test]

@@ -142,6 +142,7 @@ impl LazyPack {
                 trust: &trust,
                 isolation: &self.context.isolation,
                 timeout: self.context.timeout,
+                first_seen: None,
             };
             let (pack, specs) = loader
                 .start(&self.context.cwd, self.context.store.clone(), &record.path)

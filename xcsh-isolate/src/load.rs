@@ -9,7 +9,7 @@ use std::time::Duration;
 use xcsh_core::{PendingActionStore, RegistryError, Session};
 use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus};
 use xcsh_loader::{
-    HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, SealedPack,
+    FirstSeen, HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, SealedPack,
     ToolConflict, TrustPolicy,
 };
 
@@ -47,6 +47,8 @@ pub struct SessionLoader<'a> {
     pub isolation: &'a IsolationPolicy,
     /// The limit of each pack call, apply and reject.
     pub timeout: Option<Duration>,
+    /// The check of in-process libraries not seen before.
+    pub first_seen: Option<&'a FirstSeen>,
 }
 
 impl SessionLoader<'_> {
@@ -67,9 +69,11 @@ impl SessionLoader<'_> {
             if isolated {
                 self.load_isolated(session, group, &mut loaded);
             } else {
-                let report = PackLoader::new()
-                    .with_trust(self.trust.clone())
-                    .load(session, &binding, group);
+                let mut loader = PackLoader::new().with_trust(self.trust.clone());
+                if let Some(first_seen) = self.first_seen {
+                    loader = loader.with_first_seen(first_seen.clone());
+                }
+                let report = loader.load(session, &binding, group);
                 loaded.report.extend(report);
             }
             rest = after;

@@ -128,8 +128,11 @@ impl Config {
     ///
     /// # Errors
     ///
-    /// `invalid config file {path}: …` or `cannot read config file {path}`.
+    /// `invalid config file {path}: …` or `cannot read config file {path}`;
+    /// `refusing the config file …` when others could have written it
+    /// (see [`xcsh_loader::check_own_file`]).
     pub fn load(path: &Path) -> anyhow::Result<Option<Self>> {
+        xcsh_loader::check_own_file(path, "the config file").map_err(anyhow::Error::msg)?;
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),

@@ -13,7 +13,8 @@
 //!   registries (`packs.json`), the user's and a trusted project's;
 //! - [`collect`]: all of it, in load order, with the settings read;
 //! - [`run_policy`]: how a session runs pack code, from those settings;
-//! - [`private_file`]: files only the user can read, written atomically.
+//! - [`private_file`]: files only the user can read, written atomically;
+//!   [`file_lock`]: one writer at a time for each record.
 //!
 //! It reads files and judges them; it opens no library and starts no
 //! session (that is `xcsh-agent`'s job), and it depends on no front end.
@@ -23,6 +24,7 @@
 pub mod collect;
 pub mod config;
 pub mod discovery;
+pub mod file_lock;
 pub mod flags;
 pub mod private_file;
 pub mod project;

@@ -158,6 +158,7 @@ impl Registry {
     /// `cannot read pack registry {path}` or `invalid pack registry
     /// {path}: …`.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
+        xcsh_loader::check_own_file(path, "the pack registry").map_err(anyhow::Error::msg)?;
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(error) if error.kind() == io::ErrorKind::NotFound => {

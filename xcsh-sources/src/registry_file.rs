@@ -136,6 +136,8 @@ impl RegistryFile {
         let text = crate::private_file::json_text(registry)?;
         crate::private_file::write_bytes(&self.path, text.as_bytes())
             .with_context(|| format!("cannot write pack registry {}", self.path.display()))?;
+        let _one_writer = crate::file_lock::lock(&trust.trust_file)
+            .with_context(|| format!("cannot lock trust file {}", trust.trust_file.display()))?;
         let mut store = TrustStore::load(&trust.trust_file)?;
         let dir = &trust.project.dir;
         let Some(record) = store.projects.get_mut(dir) else {
@@ -147,11 +149,24 @@ impl RegistryFile {
         Ok(())
     }
 
+    /// Waits for, then holds, the one writer's lock of this registry
+    /// (see [`file_lock`](crate::file_lock)): take it before reading a
+    /// registry that is then changed and saved.
+    ///
+    /// # Errors
+    ///
+    /// `cannot lock pack registry {path}: …`.
+    pub fn lock(&self) -> anyhow::Result<crate::file_lock::FileLock> {
+        crate::file_lock::lock(&self.path)
+            .with_context(|| format!("cannot lock pack registry {}", self.path.display()))
+    }
+
     /// Records `failure` as the reason pack `name` failed to open at first
     /// use (best effort: a session goes on if the registry cannot be
     /// written, or is no longer the one trusted, with a warning).
     pub fn mark_failure(&self, name: &str, failure: &str) {
-        let marked = self.load().and_then(|mut registry| {
+        let marked = self.lock().and_then(|_one_writer| {
+            let mut registry = self.load()?;
             if let Some(pack) = registry.packs.get_mut(name) {
                 pack.failure = Some(failure.to_owned());
                 self.save(&registry)?;

@@ -29,6 +29,9 @@ pub struct RunPolicy {
     pub max_result_bytes: Option<usize>,
     /// Which packs run in a process of their own.
     pub isolation: IsolationPolicy,
+    /// The check of in-process libraries not seen before, in a child
+    /// process (`None`: opened here directly).
+    pub first_seen: Option<xcsh_loader::FirstSeen>,
 }
 
 impl Default for RunPolicy {
@@ -39,6 +42,7 @@ impl Default for RunPolicy {
             allow_outside_root: false,
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             isolation: IsolationPolicy::default(),
+            first_seen: None,
         }
     }
 }
@@ -79,6 +83,7 @@ impl RunPolicy {
                 result_cap: Some(DEFAULT_MAX_RESULT_BYTES),
                 ..IsolationPolicy::new(settings.isolation.as_ref(), false)
             },
+            first_seen: None,
         }
     }
 

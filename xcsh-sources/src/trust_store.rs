@@ -54,6 +54,7 @@ impl TrustStore {
     ///
     /// `cannot read trust file {path}` or `invalid trust file {path}: …`.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
+        xcsh_loader::check_own_file(path, "the trust file").map_err(anyhow::Error::msg)?;
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(error) if error.kind() == io::ErrorKind::NotFound => {

@@ -84,6 +84,7 @@ pub fn run() -> anyhow::Result<()> {
             text.lines().count()
         );
     }
+    verify_journal(&xcsh, dir.path())?;
     check(&Outcome {
         status: output.status,
         stdout: &stdout,
@@ -91,6 +92,24 @@ pub fn run() -> anyhow::Result<()> {
         calls,
         files: &files,
     })
+}
+
+/// `xcsh journal --verify` in `dir`: the session's journal must chain
+/// from its first entry to its last.
+fn verify_journal(xcsh: &Path, dir: &Path) -> anyhow::Result<()> {
+    let output = Command::new(xcsh)
+        .current_dir(dir)
+        .args(["journal", "--verify"])
+        .output()
+        .with_context(|| format!("cannot run {}", xcsh.display()))?;
+    if !output.status.success() {
+        bail!(
+            "the session's journal does not verify: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    println!("demo: $ xcsh journal --verify: every entry chains to the one before");
+    Ok(())
 }
 
 /// `cargo build` of the agent and the pack, into the target directory and

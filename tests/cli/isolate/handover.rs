@@ -70,6 +70,7 @@ fn swapping_an_isolated_pack_while_it_starts_never_runs_an_unpinned_library() {
             trust: &trust,
             isolation: &isolation,
             timeout: Some(Duration::from_secs(30)),
+            first_seen: None,
         };
         let outcome = loader.start(&round_dir, Arc::downgrade(session.store()), &pinned);
         stop.store(true, Ordering::Relaxed);
@@ -115,6 +116,7 @@ fn a_restart_after_a_crash_runs_the_checked_bytes_not_the_file_now_there() {
         trust: &trust,
         isolation: &isolation,
         timeout: Some(Duration::from_secs(30)),
+        first_seen: None,
     };
     let (pack, specs) = loader
         .start(dir.path(), Arc::downgrade(session.store()), &path)

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tempfile::TempDir;
-use xcsh_core::{CallLimits, PUSH_OUTSIDE_CALL, Session, ToolCall, ToolContext, ToolOutput};
+use xcsh_core::{
+    CallLimits, PUSH_FROM_RESOLVE, PUSH_OUTSIDE_CALL, Session, ToolCall, ToolContext, ToolOutput,
+};
 use xcsh_loader::{HostBinding, PackLoader};
 use xcsh_test_support::{TestSession, pack_path};
 
@@ -167,6 +169,25 @@ fn a_push_from_a_thread_the_tool_left_behind_is_refused() {
         "no reminder for the refused push"
     );
     assert_still_resolves(&session);
+}
+
+/// An action belongs to the call that previewed it: code run by an apply
+/// or a reject (here naming its push after a tool the policy trusts) can
+/// push nothing, and the pack is told why.
+#[test]
+fn a_push_from_inside_an_apply_or_a_reject_is_refused() {
+    for (action, tag) in [("discard", "from-reject"), ("apply", "from-apply")] {
+        let dir = TempDir::new().unwrap();
+        let session = session_with(&dir, &[]);
+        let pushed = session.call("push_from_resolve", json!({"tag": tag}));
+        assert_eq!(pushed.text(), format!("pushed sneaky {tag}"));
+        let resolved = session.resolve(action, "go");
+        assert!(!resolved.is_error, "{}", resolved.text());
+        let outcome = session.call("late_push_outcome", json!({"tag": tag, "ms": 10_000}));
+        assert_eq!(outcome.text(), PUSH_FROM_RESOLVE);
+        assert_eq!(session.pending_labels(), ["Marker: before"], "{action}");
+        assert_still_resolves(&session);
+    }
 }
 
 /// The attack of issue 12: a call overruns the limit, its thread pushes

@@ -1,10 +1,15 @@
 //! The journal: every push, every resolve and every person's answer of a
 //! session, one JSON line each, appended to a file (default
 //! `.xcsh/journal.jsonl` in the working directory; the user's config's
-//! `[journal]` moves it or turns it off). [`writer`] writes it; the
-//! binary's `xcsh journal` shows it. A journal that cannot be written is a warning: the
-//! session goes on, and no action is lost.
+//! `[journal]` moves it or turns it off). [`writer`] writes it, each entry
+//! sealed to the one before ([`chain`]), [`verify`] checks the
+//! chain (the binary's `xcsh journal` shows it, `--verify` runs this). The file is opened only as a regular file of
+//! the user's own, never through a link ([`open`]). A journal that cannot
+//! be written is a warning: the session goes on, and no action is lost.
 
+pub mod chain;
+pub mod open;
+pub mod verify;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
@@ -34,7 +39,7 @@ pub fn path(config: Option<&JournalConfig>, cwd: &Path) -> Option<PathBuf> {
 }
 
 /// Gives `agent`'s session a journal, unless the user turned it off.
-pub fn install(agent: &Agent, settings: &Settings, cwd: &Path) {
+pub fn install(agent: &Agent, settings: &Settings, cwd: &Path, user: Option<&Path>) {
     let Some(path) = path(settings.journal.as_ref(), cwd) else {
         tracing::debug!("the journal is turned off");
         return;
@@ -53,5 +58,18 @@ pub fn install(agent: &Agent, settings: &Settings, cwd: &Path) {
         .collect();
     agent
         .session
-        .set_journal(Arc::new(FileJournal::new(path, packs)));
+        .set_journal(Arc::new(FileJournal::new(path, packs, key(user))));
+}
+
+/// The user's journal key from the xcsh data directory `user` (created
+/// there when missing); without one (no data directory, or a key file
+/// that cannot be used: said as a warning) the chain is unkeyed.
+pub fn key(user: Option<&Path>) -> chain::Key {
+    let Some(data) = user else {
+        return chain::Key::none();
+    };
+    chain::Key::of_user(data, true).unwrap_or_else(|error| {
+        tracing::warn!("{error}; the journal's entries are chained without a key");
+        chain::Key::none()
+    })
 }

@@ -1,8 +1,11 @@
-//! Appends a session's journal entries to the journal file, one JSON line
-//! each.
+//! Appends a session's journal entries to the journal file, one sealed
+//! JSON line each (see [`chain`](super::chain)), under an exclusive lock
+//! on the file, so sessions sharing a journal never break each other's
+//! chain. A decision (a resolve or a person's answer) is flushed to disk
+//! before [`Journal::record`] returns, so before its result is.
 
 use std::collections::HashMap;
-use std::fs::OpenOptions;
+use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -10,7 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{SecondsFormat, Utc};
 use serde_json::{Map, Value};
-use xcsh_core::{Journal, JournalEntry};
+use xcsh_core::{Journal, JournalEntry, JournalEvent};
+
+use super::chain::{self, Key, Link};
+use super::open;
 
 /// Each tool's pack name and version (`None` for built-ins).
 pub type PackOf = HashMap<String, Option<(String, String)>>;
@@ -21,15 +27,18 @@ pub struct FileJournal {
     path: PathBuf,
     session: String,
     packs: PackOf,
-    /// One line at a time, so concurrent entries never interleave.
-    writing: Mutex<()>,
+    key: Key,
+    /// One line at a time, so concurrent entries never interleave; the
+    /// file's length and last link after this session's last entry, so
+    /// the tail is read again only when another writer appended.
+    writing: Mutex<Option<(u64, Link)>>,
     warned: AtomicBool,
 }
 
 impl FileJournal {
     /// A journal appending to `path` (its directory is created on the
-    /// first entry), for a session named now.
-    pub fn new(path: PathBuf, packs: PackOf) -> Self {
+    /// first entry), for a session named now, chained with `key`.
+    pub fn new(path: PathBuf, packs: PackOf, key: Key) -> Self {
         let session = format!(
             "{}-{}",
             Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
@@ -39,7 +48,8 @@ impl FileJournal {
             path,
             session,
             packs,
-            writing: Mutex::new(()),
+            key,
+            writing: Mutex::new(None),
             warned: AtomicBool::new(false),
         }
     }
@@ -75,17 +85,26 @@ impl FileJournal {
         Value::Object(line).to_string()
     }
 
-    fn append(&self, line: &str) -> std::io::Result<()> {
-        if let Some(dir) = self.path.parent()
-            && !dir.as_os_str().is_empty()
-        {
-            std::fs::create_dir_all(dir)?;
+    /// Seals `fields` after the file's last entry and appends it, under
+    /// the file's lock; flushes it to disk when `durable`.
+    fn append(&self, fields: &str, durable: bool) -> std::io::Result<()> {
+        let mut last = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+        let file = open::for_append(&self.path)?;
+        file.lock()?;
+        let length = file.metadata()?.len();
+        let previous = match &*last {
+            Some((known, link)) if *known == length => Some(link.clone()),
+            _ => last_link(&file, length)?,
+        };
+        let (line, link) = chain::seal(&self.key, previous.as_ref(), fields);
+        let mut bytes = line.into_bytes();
+        bytes.push(b'\n');
+        (&file).write_all(&bytes)?;
+        if durable {
+            file.sync_data()?;
         }
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
-        file.write_all(format!("{line}\n").as_bytes())
+        *last = Some((length + bytes.len() as u64, link));
+        Ok(())
     }
 
     /// The journal file.
@@ -97,8 +116,8 @@ impl FileJournal {
 impl Journal for FileJournal {
     fn record(&self, entry: &JournalEntry) {
         let line = self.line(entry);
-        let _one_line_at_a_time = self.writing.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(error) = self.append(&line) {
+        let decision = !matches!(entry.event, JournalEvent::Push);
+        if let Err(error) = self.append(&line, decision) {
             if self.warned.swap(true, Ordering::Relaxed) {
                 tracing::debug!(path = %self.path.display(), %error, "journal entry not written");
             } else {
@@ -109,4 +128,39 @@ impl Journal for FileJournal {
             }
         }
     }
+}
+
+/// The link of the last entry of the open journal `file`, `length` bytes
+/// long: `None` when it is empty, or when its last line is not a sealed
+/// entry (a new chain starts there, and `--verify` reports that line).
+fn last_link(file: &File, length: u64) -> std::io::Result<Option<Link>> {
+    if length == 0 {
+        return Ok(None);
+    }
+    let window = length.min(open::MAX_ENTRY_BYTES as u64 + 1);
+    let mut tail = vec![0; usize::try_from(window).unwrap_or(open::MAX_ENTRY_BYTES)];
+    read_exact_at(file, &mut tail, length - window)?;
+    let text = tail.strip_suffix(b"\n").unwrap_or(&tail);
+    let start = match text.iter().rposition(|&b| b == b'\n') {
+        Some(at) => at + 1,
+        None if window == length => 0,
+        None => return Ok(None),
+    };
+    Ok(std::str::from_utf8(&text[start..])
+        .ok()
+        .and_then(chain::unseal)
+        .map(|(_, link)| link))
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buffer, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read as _, Seek as _};
+    let mut file = file;
+    file.seek(std::io::SeekFrom::Start(offset))?;
+    file.read_exact(buffer)
 }

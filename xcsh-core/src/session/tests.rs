@@ -352,7 +352,7 @@ fn a_built_in_tool_past_the_limit_times_out_and_its_late_push_is_refused() {
     let pushed = pushed.lock().unwrap();
     assert_eq!(pushed.len(), 2);
     assert!(pushed[0].is_ok(), "the call in time pushed");
-    assert_eq!(pushed[1], Err(crate::PushRefused));
+    assert_eq!(pushed[1], Err(crate::PushRefused::NotRunning));
     assert_eq!(pushed[1].unwrap_err().to_string(), crate::PUSH_OUTSIDE_CALL);
     assert_eq!(session.store().len(), 1);
 }
