@@ -44,6 +44,7 @@ pub mod approval;
 mod arguments;
 mod call;
 mod cancel;
+mod handoff;
 mod limits;
 mod output;
 mod panic;
@@ -63,6 +64,7 @@ pub use approval::{
 pub use arguments::{ArgumentError, ArgumentValidator};
 pub use call::{PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call};
 pub use cancel::CancellationToken;
+pub use handoff::Spin;
 pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::ToolResult;
 pub use pending::{

@@ -5,13 +5,19 @@
 //! never returns cannot be stopped from outside (threads cannot be killed
 //! safely), so its worker is abandoned: it keeps what it needs alive and
 //! ends when that code returns, if ever. Workers that finish in time are
-//! reused, so a call costs no thread start.
+//! reused, so a call costs no thread start. Both sides of each hand-off
+//! (the worker waiting for a job, the caller for its result) spin briefly
+//! before they sleep ([`handoff`](crate::handoff)), so that back-to-back
+//! calls cost no wake-up of a sleeping thread.
 
-use std::sync::{Arc, Mutex, RwLock, mpsc};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 use crate::PendingActionStore;
 use crate::call::RunningCall;
+use crate::handoff::{Spin, wake};
 use crate::limits::CallLimits;
 use crate::panic::catch;
 use crate::sync::{lock, read, write};
@@ -35,7 +41,9 @@ pub(crate) enum Failure {
 #[derive(Debug, Default)]
 pub(crate) struct Runner {
     limits: RwLock<CallLimits>,
-    idle: Mutex<Vec<mpsc::Sender<Job>>>,
+    idle: Mutex<Vec<Worker>>,
+    /// How long callers spin for a result before they sleep.
+    caller_spin: Spin,
 }
 
 impl Runner {
@@ -70,22 +78,25 @@ impl Runner {
             return Self::run_unlimited(job);
         };
         let call = RunningCall::default();
-        let (sender, receiver) = mpsc::sync_channel(1);
+        let reply = Arc::new(Reply::for_this_thread());
         let in_worker = call.clone();
+        let answer = Arc::clone(&reply);
         let worker = match self.dispatch(Box::new(move || {
             let _entered = in_worker.enter();
-            let _ = sender.send(catch(job));
+            answer.put(catch(job));
         })) {
             Ok(worker) => worker,
             Err(failure) => return (Err(failure), Vec::new()),
         };
-        match receiver.recv_timeout(limit) {
-            Ok(outcome) => {
+        let deadline = Instant::now() + limit;
+        match self.caller_spin.wait(Some(deadline), || reply.take()) {
+            Some(outcome) => {
                 let pushed = call.finish();
                 lock(&self.idle).push(worker);
                 (outcome.map_err(Failure::Panicked), pushed)
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
+            None => {
+                worker.abandon();
                 for id in call.finish() {
                     if let Some(entry) = store.remove(id) {
                         tracing::warn!(
@@ -95,13 +106,6 @@ impl Runner {
                     }
                 }
                 (Err(Failure::TimedOut(limit)), Vec::new())
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let pushed = call.finish();
-                (
-                    Err(Failure::Panicked("the call's thread stopped".to_owned())),
-                    pushed,
-                )
             }
         }
     }
@@ -119,29 +123,128 @@ impl Runner {
     }
 
     /// Hands `job` to an idle worker, or to a new one.
-    fn dispatch(&self, mut job: Job) -> Result<mpsc::Sender<Job>, Failure> {
-        loop {
-            let idle = lock(&self.idle).pop();
-            let Some(worker) = idle else { break };
-            match worker.send(job) {
-                Ok(()) => return Ok(worker),
-                Err(mpsc::SendError(returned)) => job = returned,
-            }
+    fn dispatch(&self, job: Job) -> Result<Worker, Failure> {
+        let idle = lock(&self.idle).pop();
+        if let Some(worker) = idle {
+            worker.give(job);
+            return Ok(worker);
         }
-        let (worker, jobs) = mpsc::channel::<Job>();
-        worker
-            .send(job)
-            .expect("the receiver is alive until the thread starts");
-        std::thread::Builder::new()
+        let state = Arc::new(WorkerState::default());
+        *lock(&state.job) = Some(job);
+        state.has_job.store(true, Ordering::Release);
+        let serving = Arc::clone(&state);
+        let thread = std::thread::Builder::new()
             .name("xcsh-call".to_owned())
             .stack_size(WORKER_STACK_BYTES)
-            .spawn(move || {
-                while let Ok(job) = jobs.recv() {
-                    job();
+            .spawn(move || serving.serve())
+            .map_err(|e| Failure::Panicked(format!("cannot start a thread for the call: {e}")))?
+            .thread()
+            .clone();
+        Ok(Worker { thread, state })
+    }
+}
+
+impl Drop for Runner {
+    /// Idle workers end with the runner.
+    fn drop(&mut self) {
+        for worker in lock(&self.idle).drain(..) {
+            worker.abandon();
+            wake(&worker.thread);
+        }
+    }
+}
+
+/// A worker thread, as the runner holds it.
+#[derive(Debug)]
+struct Worker {
+    thread: Thread,
+    state: Arc<WorkerState>,
+}
+
+impl Worker {
+    /// Gives the idle worker its next job.
+    fn give(&self, job: Job) {
+        *lock(&self.state.job) = Some(job);
+        self.state.has_job.store(true, Ordering::Release);
+        wake(&self.thread);
+    }
+
+    /// Lets the worker end once its current job (if any) returns.
+    fn abandon(&self) {
+        self.state.closed.store(true, Ordering::Release);
+    }
+}
+
+/// What a worker thread and the runner share.
+#[derive(Default)]
+struct WorkerState {
+    job: Mutex<Option<Job>>,
+    has_job: AtomicBool,
+    closed: AtomicBool,
+    /// How long the worker spins for its next job before it sleeps.
+    spin: Spin,
+}
+
+impl std::fmt::Debug for WorkerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerState")
+            .field("has_job", &self.has_job.load(Ordering::Relaxed))
+            .field("closed", &self.closed.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl WorkerState {
+    /// The worker thread: runs jobs as they come, until abandoned.
+    fn serve(&self) {
+        loop {
+            let next = self.spin.wait(None, || {
+                if self.has_job.load(Ordering::Acquire)
+                    && self.has_job.swap(false, Ordering::Acquire)
+                {
+                    Some(lock(&self.job).take())
+                } else if self.closed.load(Ordering::Acquire) {
+                    Some(None)
+                } else {
+                    None
                 }
-            })
-            .map_err(|e| Failure::Panicked(format!("cannot start a thread for the call: {e}")))?;
-        Ok(worker)
+            });
+            match next.flatten() {
+                Some(job) => job(),
+                None => return,
+            }
+        }
+    }
+}
+
+/// The result of one call, on its way back to the caller.
+struct Reply<T> {
+    value: Mutex<Option<T>>,
+    done: AtomicBool,
+    caller: Thread,
+}
+
+impl<T> Reply<T> {
+    fn for_this_thread() -> Self {
+        Self {
+            value: Mutex::new(None),
+            done: AtomicBool::new(false),
+            caller: std::thread::current(),
+        }
+    }
+
+    fn put(&self, value: T) {
+        *lock(&self.value) = Some(value);
+        self.done.store(true, Ordering::Release);
+        wake(&self.caller);
+    }
+
+    fn take(&self) -> Option<T> {
+        if self.done.load(Ordering::Acquire) {
+            lock(&self.value).take()
+        } else {
+            None
+        }
     }
 }
 
@@ -151,6 +254,8 @@ pub(crate) type SharedRunner = Arc<Runner>;
 #[cfg(test)]
 mod tests {
     use std::time::Instant;
+
+    use std::sync::mpsc;
 
     use super::*;
     use crate::call::push_for_running_call;
