@@ -136,7 +136,7 @@ impl Spin {
                 return Ok(value);
             }
             polls = polls.wrapping_add(1);
-            if polls % POLLS_PER_CLOCK != 0 {
+            if !polls.is_multiple_of(POLLS_PER_CLOCK) {
                 std::hint::spin_loop();
                 continue;
             }

@@ -315,6 +315,24 @@ mod tests {
     }
 
     #[test]
+    fn a_worker_that_went_to_sleep_between_calls_is_woken_for_the_next() {
+        let runner = limited(1000);
+        let store = PendingActionStore::new();
+        let first = runner.run(&store, || std::thread::current().id()).unwrap();
+        for pause in [1, 5, 20] {
+            // Longer than any spin: both sides sleep in the kernel.
+            std::thread::sleep(Duration::from_millis(pause));
+            let started = Instant::now();
+            let outcome = runner.run(&store, move || {
+                std::thread::sleep(Duration::from_millis(pause));
+                std::thread::current().id()
+            });
+            assert_eq!(outcome, Ok(first), "the sleeping worker took the call");
+            assert!(started.elapsed() < Duration::from_millis(500));
+        }
+    }
+
+    #[test]
     fn without_a_limit_the_call_runs_on_the_callers_thread() {
         let runner = Runner::default();
         let store = PendingActionStore::new();
