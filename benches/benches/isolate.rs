@@ -10,7 +10,9 @@
 //!   call's reply, and the apply crosses again);
 //! - start-up: `xcsh tools --plugin PACK` as a whole process, with and
 //!   without `--isolate` (isolated: the pack's process is started, opens
-//!   the pack and sandboxes itself; `xcsh tools` waits for its tool list).
+//!   the pack and sandboxes itself; `xcsh tools` waits for its tool list);
+//! - the floor: a bare round trip to a second process over pipes, blocking
+//!   and polling (`xcsh_benches::floor`), beside the isolated call.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -21,6 +23,7 @@ use serde_json::json;
 use xcsh::agent::{DEFAULT_TOOL_TIMEOUT, RunPolicy, start_session};
 use xcsh::isolate::IsolationPolicy;
 use xcsh_bench_pack::base_name;
+use xcsh_benches::floor::{Floor, PingPong, serve_if_child};
 use xcsh_benches::report::{Row, Target, save_section, timing_table};
 use xcsh_benches::{bench_pack_path, xcsh_binary};
 use xcsh_core::{Session, ToolCall};
@@ -122,6 +125,12 @@ fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
             b.iter(|| fixture.cycle())
         });
     }
+    for floor in Floor::ALL {
+        let ping_pong = PingPong::start(floor);
+        group.bench_function(BenchmarkId::new("floor", floor.name()), |b| {
+            b.iter(|| ping_pong.round_trip());
+        });
+    }
     group.finish();
 
     let pack: PathBuf = bench_pack_path().to_path_buf();
@@ -138,6 +147,7 @@ fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
 }
 
 fn main() {
+    serve_if_child();
     let Some(xcsh) = xcsh_binary() else {
         save_section(
             "6-isolate",
@@ -161,7 +171,18 @@ fn main() {
             "isolate/call/isolated",
             "isolate/call/in_process_unlimited",
         )
-        .target(Target::Overhead(50_000.0)),
+        .target(Target::Overhead(20_000.0)),
+        Row::new(
+            "`noop` call, isolated vs a bare pipe round trip between two processes",
+            "isolate/call/isolated",
+            "isolate/floor/pipe",
+        )
+        .target(Target::Ratio(2.0)),
+        Row::new(
+            "floor: pipe round trip, both sides polling, vs blocking",
+            "isolate/floor/pipe_spin",
+            "isolate/floor/pipe",
+        ),
         Row::new(
             "`stage` push 1 + `resolve` apply, isolated vs in-process (time limit)",
             "isolate/cycle/isolated",
@@ -188,7 +209,9 @@ fn main() {
              it), and `xcsh tools --plugin PACK` as a whole process. With a time limit (the \
              default, 300 s) an in-process call runs on a thread of its own, so the in-process \
              baseline is given with and without one; an isolated call is limited either way, \
-             by the agent waiting at most that long for its reply.\n\n{}",
+             by the agent waiting at most that long for its reply. The floor is a bare round \
+             trip to a second process answering at once: one byte each way over pipes, read \
+             blocking or with both sides polling.\n\n{}",
             timing_table(&rows)
         ),
     );

@@ -23,6 +23,7 @@ pub mod pack;
 pub mod policy;
 pub mod process;
 pub mod remote_action;
+mod reply_wait;
 pub mod sandbox;
 pub mod serve;
 pub mod stderr_tail;

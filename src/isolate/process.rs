@@ -19,7 +19,7 @@ use xcsh_isolate_protocol::{
 use super::ending::Ending;
 use super::serve::SUBCOMMAND;
 use super::stderr_tail::StderrTail;
-use super::{remote_action, wire};
+use super::{remote_action, reply_wait, wire};
 
 /// How often a waiting request looks at its call's cancellation flag.
 const POLL: Duration = Duration::from_millis(20);
@@ -239,7 +239,7 @@ impl PackProcess {
             let wait = deadline.map_or(POLL, |d| {
                 d.saturating_duration_since(Instant::now()).min(POLL)
             });
-            match events.recv_timeout(wait) {
+            match reply_wait::next_event(&events, wait) {
                 Ok(Event::Progress(partial)) => {
                     if let (Some(context), Ok(partial)) = (context, wire::output_from_wire(partial))
                     {
