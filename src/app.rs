@@ -38,7 +38,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         | Command::Pack(_)
         | Command::Trust(_)
         | Command::PackHost(_)
-        | Command::Journal(_) => Level::WARN,
+        | Command::Journal(_)
+        | Command::Undo(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
     if let Command::PackHost(_) = cli.command {
@@ -66,6 +67,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
     if let Command::Journal(args) = &cli.command {
         journal::show(args, &cwd, &UserDirs::from_os())?;
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Command::Undo(args) = &cli.command {
+        return crate::undo::run(args, &cwd, &UserDirs::from_os());
     }
     // The user's registry is read and parsed on another thread while the
     // session starts (configs, built-ins, start-up packs): most of it is
@@ -106,6 +110,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     agent.offer_installed(registries, &policy);
     approve::install_policies(&agent, &collected.settings, cli.packs());
     journal::install(&agent, &collected.settings, &cwd);
+    crate::undo::install(&agent, &collected.settings, &cwd);
     // Who answers an `ask`: the terminal's person, the run's flags; the
     // MCP server asks its client (see `mcp::serve`).
     match &cli.command {
@@ -127,7 +132,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => mcp::serve(agent)?,
-        Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
+        Command::Pack(_) | Command::Trust(_) | Command::Journal(_) | Command::Undo(_) => {
             unreachable!("handled before any pack loads")
         }
         Command::PackHost(_) => unreachable!("served above"),

@@ -41,7 +41,7 @@ impl Cli {
             Command::Run(args) => &args.packs,
             Command::Repl(args) => &args.packs,
             Command::Mcp(args) => &args.packs,
-            Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
+            Command::Pack(_) | Command::Trust(_) | Command::Journal(_) | Command::Undo(_) => {
                 static NONE: std::sync::LazyLock<PackArgs> =
                     std::sync::LazyLock::new(PackArgs::default);
                 &NONE
@@ -119,6 +119,9 @@ pub enum Command {
     Mcp(McpArgs),
     /// Show the journal: the recent pushes, resolves and answers.
     Journal(JournalArgs),
+    /// Undo an apply: put back the files it changed, from the snapshot
+    /// taken around it (the newest apply unless ID is given).
+    Undo(UndoArgs),
     /// Trust a project directory: load its .xcsh/config.toml, packs and
     /// installed packs (.xcsh/packs.json) from now on, as they are now (a
     /// changed config asks again).
@@ -142,6 +145,27 @@ pub struct JournalArgs {
     /// Print the entries as JSON lines, as they are in the file.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Options of `xcsh undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The apply to undo (`--list` shows the ids); default: the newest
+    /// one not undone.
+    #[arg(value_name = "ID")]
+    pub id: Option<u64>,
+
+    /// List the applies that can be undone, newest first.
+    #[arg(long, conflicts_with_all = ["id", "yes", "force"])]
+    pub list: bool,
+
+    /// Undo without asking.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+
+    /// Also overwrite files changed since the apply.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Options of `xcsh trust`.

@@ -23,6 +23,14 @@
 //! [journal]
 //! path = ".xcsh/journal.jsonl"             # relative to the working directory
 //! enabled = true
+//!
+//! # Undo snapshots around every apply (see `docs/undo.md`); a project's
+//! # config can only turn them off.
+//! [undo]
+//! enabled = true
+//! keep = 100                               # applies kept per directory
+//! max_age_days = 30
+//! max_file_bytes = 8388608                 # larger files are not snapshotted
 //! ```
 //!
 //! Relative paths resolve against the directory holding the config file
@@ -73,6 +81,9 @@ pub struct Config {
     /// Where the journal goes; read from the user's config only.
     #[serde(default)]
     pub journal: Option<JournalConfig>,
+    /// Undo snapshots: the user's table, or a project's `enabled = false`.
+    #[serde(default)]
+    pub undo: Option<xcsh_undo::UndoConfig>,
 }
 
 /// The `[approval]` table: a policy for every tool, per pack and per tool.
@@ -168,6 +179,7 @@ impl Config {
             tool_timeout_secs: self.tool_timeout_secs,
             approval: self.approval,
             journal: self.journal,
+            undo: self.undo,
             allow_list: self.allow_list.map(|list| {
                 list.into_iter()
                     .map(|(path, hash)| (base.join(path), hash))
@@ -194,7 +206,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `undo`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),

@@ -15,6 +15,7 @@
 //!   opened at first use;
 //! - [`escape`]: control characters made visible in everything people read;
 //! - [`isolate`]: packs in processes of their own (`--isolate`);
+//! - [`undo`]: snapshots around every apply, and `xcsh undo`;
 //! - [`app`]: the whole command line, start to finish.
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
@@ -42,3 +43,4 @@ pub mod template;
 pub mod tools;
 pub mod trust;
 pub mod trust_store;
+pub mod undo;
