@@ -19,3 +19,4 @@ mod run;
 mod support;
 mod tools;
 mod trust;
+mod undo;

@@ -73,6 +73,7 @@ impl Env {
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.user_base("config"))
             .env("XDG_DATA_HOME", self.user_base("data"))
+            .env("XDG_STATE_HOME", self.home.path().join(".local/state"))
             .env_remove("XCSH_PLUGIN_PATH")
             .env_remove("RUST_LOG");
         command

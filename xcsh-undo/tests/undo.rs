@@ -17,7 +17,11 @@ fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
     while let Some(current) = stack.pop() {
         for entry in std::fs::read_dir(&current).unwrap() {
             let path = entry.unwrap().path();
-            let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let name = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             if name == ".xcsh" {
                 continue;
             }
@@ -26,7 +30,10 @@ fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
                 files.insert(format!("{name}/"), (Vec::new(), meta.permissions().mode()));
                 stack.push(path);
             } else {
-                files.insert(name, (std::fs::read(&path).unwrap(), meta.permissions().mode()));
+                files.insert(
+                    name,
+                    (std::fs::read(&path).unwrap(), meta.permissions().mode()),
+                );
             }
         }
     }
@@ -53,7 +60,11 @@ fn fixture() -> Fixture {
     std::fs::write(work.join(".gitignore"), "ignored.log\n").unwrap();
     std::fs::write(work.join("ignored.log"), "not snapshotted\n").unwrap();
     let session = Session::new(&work);
-    session.set_apply_observer(Arc::new(UndoObserver::new(&root, &work, UndoConfig::default())));
+    session.set_apply_observer(Arc::new(UndoObserver::new(
+        &root,
+        &work,
+        UndoConfig::default(),
+    )));
     Fixture {
         _temp: temp,
         root,
@@ -120,12 +131,18 @@ fn an_apply_that_writes_deletes_renames_and_chmods_is_undone_byte_for_byte() {
     assert_eq!(undo.removed, ["docs/final/draft.md", "new.txt"]);
     let mut after = tree(&fixture.work);
     // The ignored file is not covered: it keeps what the apply wrote.
-    assert_eq!(after.remove("ignored.log").unwrap().0, b"changed, not undone\n");
+    assert_eq!(
+        after.remove("ignored.log").unwrap().0,
+        b"changed, not undone\n"
+    );
     let mut expected = before;
     expected.remove("ignored.log");
     assert_eq!(after, expected);
     assert!(matches!(store.plan(None), Err(UndoError::NothingToUndo(_))));
-    assert!(matches!(store.plan(Some(undo.undid)), Err(UndoError::AlreadyUndone(1))));
+    assert!(matches!(
+        store.plan(Some(undo.undid)),
+        Err(UndoError::AlreadyUndone(1))
+    ));
 }
 
 #[test]
@@ -145,7 +162,10 @@ fn a_file_edited_after_the_apply_is_refused_and_listed_and_force_restores_it() {
         refused.to_string(),
         "Undo refused: 1 file changed since apply 1: edit.rs. Nothing was restored; --force restores them anyway."
     );
-    assert_eq!(std::fs::read_to_string(fixture.work.join("keep.txt")).unwrap(), "changed\n");
+    assert_eq!(
+        std::fs::read_to_string(fixture.work.join("keep.txt")).unwrap(),
+        "changed\n"
+    );
     let undo = store.undo(&plan, true, "person").unwrap();
     assert!(undo.forced);
     assert_eq!(tree(&fixture.work), before);
@@ -172,7 +192,11 @@ fn undo_by_id_is_refused_while_a_later_apply_of_the_same_files_stands() {
         .collect();
     assert_eq!(
         listed,
-        [(3, "Elsewhere".into()), (2, "Second".into()), (1, "First".into())]
+        [
+            (3, "Elsewhere".into()),
+            (2, "Second".into()),
+            (1, "First".into())
+        ]
     );
     assert_eq!(
         store.plan(Some(1)).unwrap_err().to_string(),
@@ -183,8 +207,14 @@ fn undo_by_id_is_refused_while_a_later_apply_of_the_same_files_stands() {
     store.undo(&second, false, "person").unwrap();
     let first = store.plan(Some(1)).unwrap();
     store.undo(&first, false, "person").unwrap();
-    assert_eq!(std::fs::read_to_string(fixture.work.join("edit.rs")).unwrap(), "fn old() {}\n");
-    assert_eq!(std::fs::read_to_string(fixture.work.join("keep.txt")).unwrap(), "three\n");
+    assert_eq!(
+        std::fs::read_to_string(fixture.work.join("edit.rs")).unwrap(),
+        "fn old() {}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(fixture.work.join("keep.txt")).unwrap(),
+        "three\n"
+    );
 }
 
 #[test]
@@ -195,8 +225,14 @@ fn the_next_result_after_an_undo_carries_a_reminder_for_the_model() {
     });
     fixture.session.take_messages();
     let store = store(&fixture);
-    store.undo(&store.plan(None).unwrap(), false, "person").unwrap();
-    fixture.session.execute(&ToolCall::new("c", "resolve", json!({"action": "apply", "reason": "r"})));
+    store
+        .undo(&store.plan(None).unwrap(), false, "person")
+        .unwrap();
+    fixture.session.execute(&ToolCall::new(
+        "c",
+        "resolve",
+        json!({"action": "apply", "reason": "r"}),
+    ));
     let messages = fixture.session.take_messages();
     assert_eq!(messages.len(), 1);
     assert!(messages[0].hidden);
@@ -204,7 +240,11 @@ fn the_next_result_after_an_undo_carries_a_reminder_for_the_model() {
         messages[0].text,
         "<system-reminder>\nA person undid apply 1 (\"Edit\"): restored edit.rs. Those files are as they were before that apply: read them again before relying on what you saw.\n</system-reminder>"
     );
-    fixture.session.execute(&ToolCall::new("c", "resolve", json!({"action": "apply", "reason": "r"})));
+    fixture.session.execute(&ToolCall::new(
+        "c",
+        "resolve",
+        json!({"action": "apply", "reason": "r"}),
+    ));
     assert!(fixture.session.take_messages().is_empty(), "said once");
 }
 
@@ -228,8 +268,12 @@ fn retention_keeps_the_newest_applies_and_undo_still_works_after_cleanup() {
     let store = Store::open(&root, &work, config).unwrap();
     let ids: Vec<u64> = store.undoable().unwrap().iter().map(|a| a.id).collect();
     assert_eq!(ids, [4, 3]);
-    store.undo(&store.plan(None).unwrap(), false, "person").unwrap();
-    store.undo(&store.plan(None).unwrap(), false, "person").unwrap();
+    store
+        .undo(&store.plan(None).unwrap(), false, "person")
+        .unwrap();
+    store
+        .undo(&store.plan(None).unwrap(), false, "person")
+        .unwrap();
     assert_eq!(std::fs::read_to_string(work.join("n.txt")).unwrap(), "2");
 }
 
