@@ -148,7 +148,7 @@ pub struct JournalArgs {
 }
 
 /// Options of `xcsh undo`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, PartialEq, Eq, Args)]
 pub struct UndoArgs {
     /// The apply to undo (`--list` shows the ids); default: the newest
     /// one not undone.

@@ -27,6 +27,9 @@ pub const HELP: &str = r#"Call a tool:
 Resolve the newest pending action:
   apply [REASON]                   resolve with action "apply"
   discard [REASON]                 resolve with action "discard"
+Undo an apply (see docs/undo.md):
+  undo [ID] [--force]              show what it changed, then ask
+  undo --list                      the applies that can be undone
 Look around:
   tools                            the tools you can call
   pending                          the pending actions, newest first
@@ -36,7 +39,7 @@ Tab completes tool names and commands."#;
 
 /// REPL words that are not tools.
 const COMMANDS: &[&str] = &[
-    "apply", "discard", "exit", "help", "pending", "quit", "tools",
+    "apply", "discard", "exit", "help", "pending", "quit", "tools", "undo",
 ];
 
 /// Reasons given to `resolve` when `apply`/`discard` name none.
@@ -67,8 +70,30 @@ pub enum Input {
     Quit,
     /// Call a tool.
     Call(Request),
+    /// Undo an apply (`xcsh undo`'s options).
+    Undo(crate::cli::UndoArgs),
     /// Not understood: the message says why.
     Invalid(String),
+}
+
+/// `undo [ID] [--force]` or `undo --list`.
+fn undo_input(rest: &str) -> Input {
+    let mut args = crate::cli::UndoArgs::default();
+    for word in rest.split_whitespace() {
+        match word {
+            "--list" => args.list = true,
+            "--force" => args.force = true,
+            _ => match word.parse() {
+                Ok(id) if args.id.is_none() => args.id = Some(id),
+                _ => {
+                    return Input::Invalid(format!(
+                        "undo: unexpected {word:?} (undo [ID] [--force], or undo --list)"
+                    ));
+                }
+            },
+        }
+    }
+    Input::Undo(args)
 }
 
 /// Reads one line of REPL input.
@@ -83,6 +108,7 @@ pub fn parse(line: &str) -> Input {
         "tools" => Input::Tools,
         "pending" => Input::Pending,
         "exit" | "quit" => Input::Quit,
+        "undo" => undo_input(rest),
         "apply" | "discard" => {
             let default = if word == "apply" {
                 DEFAULT_APPLY_REASON
@@ -167,6 +193,19 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
                 }
             }
             Input::Quit => break,
+            Input::Undo(args) => {
+                let mut out = std::io::stdout();
+                let ask = |_: &mut std::io::Stdout| {
+                    let answer = editor.readline("Undo it? [y/N] ");
+                    Ok(answer.is_ok_and(|a| matches!(a.trim(), "y" | "Y" | "yes")))
+                };
+                let cwd = agent.session.cwd();
+                if let Err(error) =
+                    crate::undo::undo(&args, cwd, &UserDirs::from_os(), ask, &mut out)
+                {
+                    println!("error: {error:#}");
+                }
+            }
             Input::Call(request) => {
                 entry += 1;
                 println!("{}", render::step(&driver.call(entry, request)));

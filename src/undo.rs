@@ -53,6 +53,25 @@ pub fn install(agent: &Agent, settings: &Settings, cwd: &Path) {
 /// refused (files changed since, a later apply, nothing to undo), or it
 /// could not write a file.
 pub fn run(args: &UndoArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    let ask = |out: &mut io::StdoutLock<'_>| confirm(out);
+    undo(args, cwd, user, ask, &mut out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// [`run`] with `ask` asking the person (unless `--yes`) and `out` for
+/// what it prints; the REPL's `undo` asks through its line editor.
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn undo<W: io::Write>(
+    args: &UndoArgs,
+    cwd: &Path,
+    user: &UserDirs,
+    mut ask: impl FnMut(&mut W) -> anyhow::Result<bool>,
+    out: &mut W,
+) -> anyhow::Result<()> {
     let config = match &user.config {
         Some(dir) => Config::load(&dir.join(CONFIG_FILE_NAME))?,
         None => None,
@@ -60,10 +79,8 @@ pub fn run(args: &UndoArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<ExitC
     .unwrap_or_default();
     let root = state_root().context("no state directory to keep undo snapshots in")?;
     let store = Store::open(&root, cwd, config.undo.clone().unwrap_or_default())?;
-    let mut out = io::stdout().lock();
     if args.list {
-        list(&store, &mut out)?;
-        return Ok(ExitCode::SUCCESS);
+        return list(&store, out);
     }
     let journal = crate::journal::path(config.journal.as_ref(), cwd)
         .map(|path| FileJournal::new(path, PackOf::new()));
@@ -71,11 +88,11 @@ pub fn run(args: &UndoArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<ExitC
         Ok(plan) => plan,
         Err(error @ UndoError::NothingToUndo(_)) => {
             writeln!(out, "{error}")?;
-            return Ok(ExitCode::SUCCESS);
+            return Ok(());
         }
         Err(error) => return Err(error.into()),
     };
-    describe(&plan, &mut out)?;
+    describe(&plan, out)?;
     if !plan.stale.is_empty() && args.force {
         writeln!(
             out,
@@ -86,9 +103,9 @@ pub fn run(args: &UndoArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<ExitC
     // A refused undo (files changed since) is not asked about: it is
     // refused, journaled and reported below.
     let refused = !plan.stale.is_empty() && !args.force;
-    if !args.yes && !refused && !confirm(&mut out)? {
+    if !args.yes && !refused && !ask(out)? {
         writeln!(out, "Nothing was undone.")?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(());
     }
     let outcome = store.undo(&plan, args.force, "person");
     if let Some(journal) = &journal {
@@ -96,7 +113,7 @@ pub fn run(args: &UndoArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<ExitC
     }
     let undo = outcome?;
     writeln!(out, "{}", done(&undo))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Prints the undoable applies, newest first: id, time, label, files.
@@ -135,7 +152,7 @@ fn describe(plan: &Plan, out: &mut impl io::Write) -> io::Result<()> {
 
 /// Asks the person at the terminal; standard input that is not a terminal
 /// is an error (scripts pass `--yes`).
-fn confirm(out: &mut impl io::Write) -> anyhow::Result<bool> {
+fn confirm(out: &mut io::StdoutLock<'_>) -> anyhow::Result<bool> {
     if !io::stdin().is_terminal() {
         anyhow::bail!(
             "xcsh undo asks before it writes: pass --yes to undo without asking (standard input is not a terminal)"
