@@ -81,9 +81,10 @@ pub struct Config {
     /// Where the journal goes; read from the user's config only.
     #[serde(default)]
     pub journal: Option<JournalConfig>,
-    /// Undo snapshots: the user's table, or a project's `enabled = false`.
+    /// Undo snapshots: the user's table, or a project's `enabled = false`
+    /// (boxed: most configs have none).
     #[serde(default)]
-    pub undo: Option<xcsh_undo::UndoConfig>,
+    pub undo: Option<Box<xcsh_undo::UndoConfig>>,
 }
 
 /// The `[approval]` table: a policy for every tool, per pack and per tool.

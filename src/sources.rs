@@ -284,7 +284,7 @@ pub fn collect(
         settings.isolation = config.isolation;
         settings.approval = config.approval;
         settings.journal = config.journal;
-        settings.undo = config.undo;
+        settings.undo = config.undo.map(|undo| *undo);
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));
