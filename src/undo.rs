@@ -78,7 +78,11 @@ pub fn undo<W: io::Write>(
     }
     .unwrap_or_default();
     let root = state_root().context("no state directory to keep undo snapshots in")?;
-    let store = Store::open(&root, cwd, config.undo.as_deref().cloned().unwrap_or_default())?;
+    let store = Store::open(
+        &root,
+        cwd,
+        config.undo.as_deref().cloned().unwrap_or_default(),
+    )?;
     if args.list {
         return list(&store, out);
     }

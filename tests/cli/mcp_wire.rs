@@ -11,14 +11,14 @@ use serde_json::{Value, json};
 use crate::support::Env;
 
 /// `xcsh mcp` with its standard input and a reader of its answers.
-struct Server {
+pub(crate) struct Server {
     child: std::process::Child,
     stdin: Option<ChildStdin>,
     answers: mpsc::Receiver<Value>,
 }
 
 impl Server {
-    fn start(env: &Env) -> Self {
+    pub(crate) fn start(env: &Env) -> Self {
         let mut child = env
             .command(&["mcp"])
             .stdin(Stdio::piped())
@@ -45,7 +45,7 @@ impl Server {
         }
     }
 
-    fn send(&mut self, line: &[u8]) {
+    pub(crate) fn send(&mut self, line: &[u8]) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(line).unwrap();
         stdin.write_all(b"\n").unwrap();
@@ -53,7 +53,7 @@ impl Server {
     }
 
     /// The next answer; fails the test rather than waiting forever.
-    fn answer(&self) -> Value {
+    pub(crate) fn answer(&self) -> Value {
         self.answers
             .recv_timeout(Duration::from_secs(30))
             .expect("no answer within 30 s")
@@ -64,7 +64,7 @@ fn error(id: Value, code: i32, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-const INITIALIZE: &str = r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}"#;
+pub(crate) const INITIALIZE: &str = r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}"#;
 
 #[test]
 fn a_request_before_initialize_is_told_to_initialize_first() {

@@ -230,3 +230,53 @@ fn a_running_session_tells_the_model_what_a_person_undid() {
         ])
     );
 }
+
+/// The server's answer to request `id` (notifications before it skipped).
+fn reply(server: &crate::mcp_wire::Server, id: u64) -> Value {
+    loop {
+        let answer = server.answer();
+        if answer["id"] == id {
+            return answer;
+        }
+    }
+}
+
+#[test]
+fn the_reminder_reaches_the_model_over_mcp() {
+    let env = Env::new();
+    env.write("lib.rs", "fn f() { old(1); }\n");
+    let mut server = crate::mcp_wire::Server::start(&env);
+    server.send(crate::mcp_wire::INITIALIZE.as_bytes());
+    reply(&server, 1);
+    server.send(br#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#);
+    let call = |id: u64, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+            .to_string()
+    };
+    let edit =
+        json!({"pattern": "old($A)", "rewrite": "new($A)", "language": "rust", "path": "lib.rs"});
+    server.send(call(2, "ast_edit", edit).as_bytes());
+    reply(&server, 2);
+    server.send(call(3, "resolve", json!({"action": "apply", "reason": "ok"})).as_bytes());
+    let applied = reply(&server, 3);
+    assert_eq!(applied["result"]["isError"], false, "{applied}");
+    assert_eq!(
+        std::fs::read_to_string(env.work().join("lib.rs")).unwrap(),
+        "fn f() { new(1); }\n"
+    );
+    assert_eq!(undo(&env, &["--yes"]).code, Some(0));
+    server.send(call(4, "resolve", json!({"action": "apply", "reason": "more?"})).as_bytes());
+    let content = reply(&server, 4)["result"]["content"].clone();
+    let texts: Vec<&str> = content
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
+    assert_eq!(
+        texts.last().copied(),
+        Some(
+            "<system-reminder>\nA person undid apply 1 (\"AST Edit: 1 replacement in 1 file\"): restored lib.rs. Those files are as they were before that apply: read them again before relying on what you saw.\n</system-reminder>"
+        )
+    );
+}
