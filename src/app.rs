@@ -14,7 +14,9 @@ use crate::approve::flags::FlagAnswer;
 use crate::approve::terminal::TerminalApprover;
 use crate::cli::{Cli, Command, PackCommand};
 use crate::sources::{self, PLUGIN_PATH_ENV, UserDirs};
-use crate::{approve, installed, isolate, journal, mcp, repl, run, template, tools, trust};
+use crate::{
+    agent_cmd, approve, installed, isolate, journal, mcp, repl, run, template, tools, trust,
+};
 
 /// Runs the command line of this process.
 ///
@@ -35,6 +37,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(_)
         | Command::Repl(_)
         | Command::Mcp(_)
+        | Command::Agent(_)
         | Command::Pack(_)
         | Command::Trust(_)
         | Command::PackHost(_)
@@ -119,6 +122,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
                 }))
         }
         Command::Repl(_) => agent.session.set_approver(Arc::new(TerminalApprover)),
+        Command::Agent(args) => agent_cmd::set_approver(&agent, args),
         _ => {}
     }
 
@@ -127,6 +131,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => mcp::serve(agent)?,
+        Command::Agent(args) => return agent_cmd::run(&agent, args, &collected.settings),
         Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
             unreachable!("handled before any pack loads")
         }

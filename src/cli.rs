@@ -41,6 +41,7 @@ impl Cli {
             Command::Run(args) => &args.packs,
             Command::Repl(args) => &args.packs,
             Command::Mcp(args) => &args.packs,
+            Command::Agent(args) => &args.packs,
             Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
                 static NONE: std::sync::LazyLock<PackArgs> =
                     std::sync::LazyLock::new(PackArgs::default);
@@ -117,6 +118,9 @@ pub enum Command {
     /// input and output (one session; `resolve` listed while anything is
     /// pending).
     Mcp(McpArgs),
+    /// Give a task to a model: its tool calls run in the session, and
+    /// while anything is pending it is steered to `resolve`.
+    Agent(AgentArgs),
     /// Show the journal: the recent pushes, resolves and answers.
     Journal(JournalArgs),
     /// Trust a project directory: load its .xcsh/config.toml, packs and
@@ -345,6 +349,72 @@ pub struct ReplArgs {
 /// Options of `xcsh mcp`.
 #[derive(Debug, Args)]
 pub struct McpArgs {
+    /// Tool packs to load.
+    #[command(flatten)]
+    pub packs: PackArgs,
+}
+
+/// Options of `xcsh agent`. The model comes from these flags, else the
+/// user's config's `[model]` table (never a project's).
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The task (nothing: read it from standard input).
+    #[arg(value_name = "TASK")]
+    pub task: Vec<String>,
+
+    /// Print JSON lines (one per request, answer, call and step down the
+    /// tool-choice ladder, then the end) instead of the conversation.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The model API: openai (Chat Completions) or anthropic (Messages).
+    #[arg(long, value_name = "API")]
+    pub api: Option<String>,
+
+    /// The API's base URL, e.g. http://127.0.0.1:8080/v1 (openai) or
+    /// https://api.anthropic.com (anthropic).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// The model's name.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// The NAME of the environment variable holding the API key (the key
+    /// itself is never given on the command line or in a file).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+
+    /// Ask for whole answers instead of streamed ones.
+    #[arg(long)]
+    pub no_stream: bool,
+
+    /// The provider cannot force a named tool: steer with `required`
+    /// (only `resolve` offered) from the start.
+    #[arg(long)]
+    pub no_named_tool_choice: bool,
+
+    /// Stop after N model requests.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub max_turns: u32,
+
+    /// Stop once the requests have used N tokens (input and output).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_tokens: u64,
+
+    /// Stop after SECONDS of wall time (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value = "1800", value_parser = parse_seconds)]
+    pub time_limit: Duration,
+
+    /// Answer yes to every apply a policy puts to a person, when there is
+    /// no terminal to ask on.
+    #[arg(long, conflicts_with = "decline_all")]
+    pub approve_all: bool,
+
+    /// Answer no to every apply a policy puts to a person.
+    #[arg(long)]
+    pub decline_all: bool,
+
     /// Tool packs to load.
     #[command(flatten)]
     pub packs: PackArgs,

@@ -23,6 +23,14 @@
 //! [journal]
 //! path = ".xcsh/journal.jsonl"             # relative to the working directory
 //! enabled = true
+//!
+//! # The model `xcsh agent` talks to (user config only; never a key, only
+//! # the name of the environment variable that holds it).
+//! [model]
+//! api = "openai"                           # or "anthropic"
+//! base_url = "http://127.0.0.1:8080/v1"
+//! model = "smollm2"
+//! api_key_env = "OPENAI_API_KEY"
 //! ```
 //!
 //! Relative paths resolve against the directory holding the config file
@@ -73,6 +81,35 @@ pub struct Config {
     /// Where the journal goes; read from the user's config only.
     #[serde(default)]
     pub journal: Option<JournalConfig>,
+    /// The model `xcsh agent` talks to; read from the user's config only.
+    #[serde(default)]
+    pub model: Option<ModelConfig>,
+}
+
+/// The `[model]` table. It names the environment variable holding the
+/// API key, never the key: an `api_key` field is refused as unknown.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// `openai` (Chat Completions, the default) or `anthropic` (Messages).
+    #[serde(default)]
+    pub api: Option<String>,
+    /// The API's base URL.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The model's name.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The name of the environment variable that holds the API key.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// `false` asks for whole answers instead of streamed ones.
+    #[serde(default)]
+    pub stream: Option<bool>,
+    /// `false` for a provider that cannot force a named tool: the
+    /// tool-choice ladder starts at `required`.
+    #[serde(default)]
+    pub named_tool_choice: Option<bool>,
 }
 
 /// The `[approval]` table: a policy for every tool, per pack and per tool.
@@ -168,6 +205,7 @@ impl Config {
             tool_timeout_secs: self.tool_timeout_secs,
             approval: self.approval,
             journal: self.journal,
+            model: self.model,
             allow_list: self.allow_list.map(|list| {
                 list.into_iter()
                     .map(|(path, hash)| (base.join(path), hash))

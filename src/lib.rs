@@ -8,7 +8,7 @@
 //! - [`approve`]: approval policies and who is asked; [`journal`]: the
 //!   journal of pushes, resolves and answers, and `xcsh journal`;
 //! - [`script`]: the JSON-lines protocol of `xcsh run` and `xcsh repl`;
-//! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`]: the subcommands; [`render`]: `--pretty`;
+//! - [`tools`], [`run`], [`repl`], [`mcp`], [`trust`], [`agent_cmd`]: the subcommands; [`render`]: `--pretty`;
 //! - [`template`]: `xcsh pack new`, a new tool-pack crate;
 //! - [`installed`]: `xcsh pack add/list/remove/verify` and installed packs
 //!   (the user's, then a trusted project's) offered from their records,
@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent;
+pub mod agent_cmd;
 pub mod app;
 pub mod approve;
 pub mod cli;

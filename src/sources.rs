@@ -139,6 +139,9 @@ pub struct Settings {
     /// journal records what a project does, so it is not the project's to
     /// move or turn off).
     pub journal: Option<crate::config::JournalConfig>,
+    /// The user's config's `[model]` table (a project's is ignored: which
+    /// model sees the project, and with whose key, is the user's choice).
+    pub model: Option<crate::config::ModelConfig>,
     /// A trusted project's settings, which only tighten the user's.
     pub project: ProjectSettings,
 }
@@ -277,6 +280,7 @@ pub fn collect(
         settings.isolation = config.isolation;
         settings.approval = config.approval;
         settings.journal = config.journal;
+        settings.model = config.model;
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));

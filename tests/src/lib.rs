@@ -5,11 +5,13 @@
 #![forbid(unsafe_code)]
 
 mod build;
+mod model_server;
 mod python;
 mod session;
 
 pub use build::{
     PACKS, build_example_with, compat_pack_path, example_pack_path, pack_path, profile_dir,
 };
+pub use model_server::{LLAMA_CPP_PYTHON, ModelServer, free_port};
 pub use python::{MCP_SDK, mcp_python};
 pub use session::TestSession;

@@ -12,6 +12,7 @@ use crate::ladder::Step;
 /// Something the loop did, for a front end to show.
 #[derive(Clone, Copy, Debug, Serialize)]
 #[serde(rename_all = "camelCase", tag = "event")]
+#[non_exhaustive]
 pub enum Event<'a> {
     /// A request is about to go out.
     Request {
@@ -46,6 +47,7 @@ pub enum Event<'a> {
 /// Why the loop ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
+#[non_exhaustive]
 pub enum EndReason {
     /// The model answered without tool calls and nothing is pending.
     Finished,
