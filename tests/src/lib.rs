@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod build;
+pub mod loopback;
 mod model_server;
 mod python;
 mod session;

@@ -11,7 +11,11 @@ use crate::ladder::Step;
 
 /// Something the loop did, for a front end to show.
 #[derive(Clone, Copy, Debug, Serialize)]
-#[serde(rename_all = "camelCase", tag = "event")]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "event"
+)]
 #[non_exhaustive]
 pub enum Event<'a> {
     /// A request is about to go out.

@@ -196,6 +196,11 @@ impl<'a> ModelLoop<'a> {
                     };
                 }
             };
+            if self.cancel.is_cancelled() {
+                // Interrupted while the request was out: the answer's
+                // calls never run.
+                return EndReason::Interrupted;
+            }
             // The request is answered: a queued override is used up.
             self.session.next_tool_choice(self.capabilities);
             *tokens += reply.usage.total();

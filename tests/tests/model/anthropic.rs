@@ -9,10 +9,10 @@ use xcsh_model::{
     ladder::Cause,
 };
 
-use crate::loopback::{Answer, Loopback, Seen as Request, events};
 use crate::support::{
     DRAFTS, Seen, TASK, choices, keep, names, resolves, scripted_first_turn, session, workspace,
 };
+use xcsh_test_support::loopback::{Loopback, Script, Seen as Request, events};
 
 /// Set by cargo for every test process, so the test needs no key of its
 /// own: the provider must send this variable's value.
@@ -74,9 +74,8 @@ fn the_messages_shape_forces_resolve_by_name_and_a_streamed_apply_runs() {
     let dir = workspace();
     let (session, journal) = session(&dir);
     let mut conversation = scripted_first_turn(&session);
-    let first: Box<dyn FnOnce(&Request) -> Answer + Send> =
-        Box::new(|_| (200, "text/event-stream", streamed_resolve("apply")));
-    let second: Box<dyn FnOnce(&Request) -> Answer + Send> = Box::new(|_| {
+    let first: Script = Box::new(|_| (200, "text/event-stream", streamed_resolve("apply")));
+    let second: Script = Box::new(|_| {
         (
             200,
             "text/event-stream",
@@ -181,7 +180,7 @@ fn a_refused_forced_tool_steps_to_any_then_auto_and_a_model_that_never_resolves_
     let mut conversation = scripted_first_turn(&session);
     let refusal = json!({"type": "error", "error": {"type": "invalid_request_error",
         "message": "Thinking may not be enabled when tool_choice forces tool use."}});
-    let answers: Vec<Box<dyn FnOnce(&Request) -> Answer + Send>> = vec![
+    let answers: Vec<Script> = vec![
         Box::new(move |_| (400, "application/json", refusal.to_string())),
         Box::new(|_| (200, "application/json", text_message("I would rather not."))),
         Box::new(|_| (200, "application/json", text_message("Still thinking."))),

@@ -5,5 +5,4 @@
 
 mod anthropic;
 mod local_server;
-mod loopback;
 mod support;

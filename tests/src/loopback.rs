@@ -1,6 +1,6 @@
 //! A loopback HTTP server that records each request and answers from a
-//! script: enough HTTP/1.1 for one POST per connection (the answer closes
-//! it), which is what the providers send.
+//! script, for the `xcsh agent` tests of request shapes: enough HTTP/1.1
+//! for one POST per connection (each answer closes it).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -33,6 +33,9 @@ impl Seen {
 /// An answer: status, content type and body.
 pub type Answer = (u16, &'static str, String);
 
+/// Chooses the answer to one request.
+pub type Script = Box<dyn FnOnce(&Seen) -> Answer + Send>;
+
 /// The server; answers the requests it is given, in order, then stops.
 #[derive(Debug)]
 pub struct Loopback {
@@ -45,7 +48,7 @@ pub struct Loopback {
 impl Loopback {
     /// Serves one connection per answer of `answers`, in order; each
     /// answer is chosen after seeing the request.
-    pub fn serve(answers: Vec<Box<dyn FnOnce(&Seen) -> Answer + Send>>) -> Self {
+    pub fn serve(answers: Vec<Script>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
