@@ -110,13 +110,13 @@ pub fn model_settings(
 /// be written.
 pub fn run(agent: &Agent, args: &AgentArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     let task = task(args)?;
-    let model = model_settings(args, settings.model.as_ref())?;
+    let model = model_settings(args, settings.model.as_deref())?;
     let provider = model.connect()?;
     let capabilities = ProviderCapabilities {
         named_tool_choice: !args.no_named_tool_choice
             && settings
                 .model
-                .as_ref()
+                .as_deref()
                 .and_then(|c| c.named_tool_choice)
                 .unwrap_or(true),
     };

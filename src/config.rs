@@ -82,8 +82,10 @@ pub struct Config {
     #[serde(default)]
     pub journal: Option<JournalConfig>,
     /// The model `xcsh agent` talks to; read from the user's config only.
+    /// (Boxed: most configs have none, and a config is held by value in
+    /// small enums.)
     #[serde(default)]
-    pub model: Option<ModelConfig>,
+    pub model: Option<Box<ModelConfig>>,
 }
 
 /// The `[model]` table. It names the environment variable holding the
@@ -232,7 +234,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `model`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),

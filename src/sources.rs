@@ -141,7 +141,7 @@ pub struct Settings {
     pub journal: Option<crate::config::JournalConfig>,
     /// The user's config's `[model]` table (a project's is ignored: which
     /// model sees the project, and with whose key, is the user's choice).
-    pub model: Option<crate::config::ModelConfig>,
+    pub model: Option<Box<crate::config::ModelConfig>>,
     /// A trusted project's settings, which only tighten the user's.
     pub project: ProjectSettings,
 }
@@ -238,6 +238,14 @@ pub fn collect(
             Verdict::Trusted { config, record } => {
                 tracing::info!(dir = %project.dir.display(), "trusted project");
                 if let Some(config) = &config {
+                    if config.model.is_some() {
+                        // Which model reads the project, with whose key, is
+                        // the user's choice.
+                        tracing::warn!(
+                            "Ignoring [model] in {}: the model is set in the user's config file only",
+                            project.config.display()
+                        );
+                    }
                     if config.isolation.is_some() {
                         // Isolation grants capabilities: the user's policy alone.
                         tracing::warn!(
@@ -253,7 +261,7 @@ pub fn collect(
                         (project.config.clone(), entries.collect())
                     });
                 }
-                let mut project_sources = project.sources(config.as_ref());
+                let mut project_sources = project.sources(config.as_deref());
                 project_dir_source = project_sources.pop();
                 sources.extend(project_sources);
                 match project.judge_registry(&record)? {

@@ -257,9 +257,13 @@ fn the_model_comes_from_flags_or_the_users_config_never_a_projects() {
     );
     env.trust();
     let output = env.run(&["agent", "do something"], "");
-    assert!(
-        output.stderr.starts_with("error: no model base URL"),
-        "{output:?}"
+    assert_eq!(
+        output.stderr,
+        format!(
+            "warning: Ignoring [model] in {}: the model is set in the user's config file only\n\
+             error: no model base URL: give --base-url, or set it in the [model] table of your config file\n",
+            env.work().join(".xcsh/config.toml").display()
+        ),
     );
     // The user's is; a key in it is refused, a missing variable named.
     crate::support::write(
@@ -277,18 +281,23 @@ fn the_model_comes_from_flags_or_the_users_config_never_a_projects() {
         "[model]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\napi_key_env = \"XCSH_NO_SUCH_KEY\"\n",
     );
     let output = env.run(&["agent", "do something"], "");
-    assert_eq!(
-        output.stderr,
-        "error: the environment variable XCSH_NO_SUCH_KEY (named for the model's API key) is not set\n"
+    assert!(
+        output.stderr.ends_with(
+            "\nerror: the environment variable XCSH_NO_SUCH_KEY (named for the model's API key) is not set\n"
+        ),
+        "{output:?}"
     );
     let output = env.run(&["agent"], "   \n");
-    assert_eq!(
-        output.stderr,
-        "error: no task: give it as arguments or on standard input\n"
+    assert!(
+        output
+            .stderr
+            .ends_with("\nerror: no task: give it as arguments or on standard input\n"),
+        "{output:?}"
     );
 }
 
 #[test]
+#[ignore = "needs the local model server (scripts/model-fixture builds it, minutes); run with --ignored"]
 fn a_short_run_against_the_local_model_ends_with_nothing_applied_unresolved() {
     let server = ModelServer::start();
     let env = drafts();

@@ -311,3 +311,6 @@ fn one_line(error: &ModelError) -> String {
     }
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+#[cfg(test)]
+mod tests;
