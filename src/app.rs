@@ -101,6 +101,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
         );
     policy.isolation.verbosity = cli.verbose;
+    policy.first_seen = Some(crate::first_seen::check(policy.tool_timeout));
     let (packs, from_project) = (discovery.packs.clone(), discovery.from_project.clone());
     let mut agent = Agent::start(&cwd, discovery, &policy)?;
     let mut registries = Vec::new();

@@ -231,7 +231,8 @@ mod tests {
             let in_call = Arc::clone(&store);
             let pushed = runner
                 .run(&store, move || {
-                    let action = PendingAction::try_new("x", |_| Ok(ToolOutput::default())).unwrap();
+                    let action =
+                        PendingAction::try_new("x", |_| Ok(ToolOutput::default())).unwrap();
                     push_for_running_call(&in_call, action)
                 })
                 .unwrap();
