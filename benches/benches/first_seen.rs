@@ -12,12 +12,9 @@
 //!
 //! Unix only: elsewhere this benchmark says so and stops.
 
-use std::path::Path;
-use std::process::Command;
+use std::ffi::OsStr;
 
-use xcsh_benches::process_run::{
-    MIDDLEMAN_ARG, Run, median, run_through, selected, serve_middleman,
-};
+use xcsh_benches::process_run::{Run, median, run_xcsh, selected, serve_middleman};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 
@@ -26,26 +23,6 @@ const COUNTS: [usize; 3] = [0, 1, 10];
 
 /// Timed runs per case.
 const RUNS: usize = 15;
-
-/// Runs `xcsh tools --plugin-dir dir` with `home` through the middleman.
-fn run_once(xcsh: &Path, dir: &Path, home: &Path) -> Run {
-    let me = std::env::current_exe().expect("this benchmark's path");
-    let mut command = Command::new(me);
-    command
-        .arg(MIDDLEMAN_ARG)
-        .arg(xcsh)
-        .arg("tools")
-        .arg("--plugin-dir")
-        .arg(dir)
-        .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env_remove("XCSH_PLUGIN_PATH")
-        .env_remove("RUST_LOG");
-    run_through(&mut command)
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -72,13 +49,39 @@ fn main() {
         let first: Vec<Run> = (0..RUNS)
             .map(|_| {
                 let home = tempfile::tempdir().expect("an empty home directory");
-                run_once(&xcsh, copies.dir(), home.path())
+                run_xcsh(
+                    &xcsh,
+                    &[
+                        OsStr::new("tools"),
+                        OsStr::new("--plugin-dir"),
+                        copies.dir().as_os_str(),
+                    ],
+                    home.path(),
+                )
             })
             .collect();
         let home = tempfile::tempdir().expect("a home directory");
-        run_once(&xcsh, copies.dir(), home.path());
+        run_xcsh(
+            &xcsh,
+            &[
+                OsStr::new("tools"),
+                OsStr::new("--plugin-dir"),
+                copies.dir().as_os_str(),
+            ],
+            home.path(),
+        );
         let seen: Vec<Run> = (0..RUNS)
-            .map(|_| run_once(&xcsh, copies.dir(), home.path()))
+            .map(|_| {
+                run_xcsh(
+                    &xcsh,
+                    &[
+                        OsStr::new("tools"),
+                        OsStr::new("--plugin-dir"),
+                        copies.dir().as_os_str(),
+                    ],
+                    home.path(),
+                )
+            })
             .collect();
         let first_wall = median(first.iter().map(|r| r.wall_ns).collect());
         let seen_wall = median(seen.iter().map(|r| r.wall_ns).collect());

@@ -24,9 +24,7 @@ use std::time::Instant;
 
 use plotters::prelude::*;
 use serde_json::json;
-use xcsh_benches::process_run::{
-    MIDDLEMAN_ARG, Run, median, run_through, selected, serve_middleman,
-};
+use xcsh_benches::process_run::{Run, in_home, median, run_xcsh, selected, serve_middleman};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 use xcsh_sources::registry::{FileStamp, REGISTRY_VERSION};
@@ -70,36 +68,15 @@ impl Mode {
 /// One mode's points: pack count, wall time (ns), peak RSS (KiB).
 type Series = Vec<(usize, f64, f64)>;
 
-/// A home directory whose environment `xcsh` sees.
-fn env(command: &mut Command, home: &Path) {
-    command
-        .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env_remove("XCSH_PLUGIN_PATH")
-        .env_remove("XCSH_ISOLATE")
-        .env_remove("RUST_LOG");
-}
-
 fn registry_path(home: &Path) -> PathBuf {
     home.join(".local/share/xcsh/packs.json")
-}
-
-/// Runs `xcsh args…` through the middleman (a copy of this benchmark).
-fn run_once(xcsh: &Path, args: &[String], home: &Path) -> Run {
-    let me = std::env::current_exe().expect("this benchmark's path");
-    let mut command = Command::new(me);
-    command.arg(MIDDLEMAN_ARG).arg(xcsh).args(args);
-    env(&mut command, home);
-    run_through(&mut command)
 }
 
 /// `xcsh args…` once, its standard output.
 fn xcsh_output(xcsh: &Path, args: &[&str], home: &Path) -> String {
     let mut command = Command::new(xcsh);
     command.args(args);
-    env(&mut command, home);
+    in_home(&mut command, home);
     let output = command.output().expect("run xcsh");
     assert!(output.status.success(), "xcsh {args:?} failed: {output:?}");
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -180,7 +157,7 @@ fn series(xcsh: &Path, template: &PackRecord, mode: Mode) -> Series {
     let mut runs: Vec<Vec<Run>> = setups.iter().map(|_| Vec::new()).collect();
     for _ in 0..RUNS {
         for (setup, runs) in setups.iter().zip(&mut runs) {
-            runs.push(run_once(xcsh, &setup.args, setup.home.path()));
+            runs.push(run_xcsh(xcsh, &setup.args, setup.home.path()));
         }
     }
     COUNTS

@@ -12,12 +12,11 @@
 //!
 //! Unix only: elsewhere this benchmark says so and stops.
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
-use xcsh_benches::process_run::{
-    MIDDLEMAN_ARG, Run, median, run_through, selected, serve_middleman,
-};
+use xcsh_benches::process_run::{Run, in_home, median, run_xcsh, selected, serve_middleman};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 
@@ -31,40 +30,13 @@ const RUNS: usize = 21;
 const WALL_TARGET_MS: f64 = 50.0;
 const RSS_TARGET_MIB: f64 = 30.0;
 
-/// The middleman: runs `program args…` once and prints `wall_ns rss_kib`.
-/// Runs `xcsh tools --plugin-dir dir` through the middleman.
-fn run_once(xcsh: &Path, dir: &Path, home: &Path) -> Run {
-    let me = std::env::current_exe().expect("this benchmark's path");
-    let mut command = Command::new(me);
-    command
-        .arg(MIDDLEMAN_ARG)
-        .arg(xcsh)
-        .arg("tools")
-        .arg("--plugin-dir")
-        .arg(dir)
-        .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env_remove("XCSH_PLUGIN_PATH")
-        .env_remove("RUST_LOG");
-    run_through(&mut command)
-}
-
 /// How many tools `xcsh tools` lists with the packs of `dir` (a sanity
 /// check that the copies really load).
 fn listed_tools(xcsh: &Path, dir: &Path, home: &Path) -> usize {
-    let output = Command::new(xcsh)
-        .arg("tools")
-        .arg("--plugin-dir")
-        .arg(dir)
-        .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env_remove("XCSH_PLUGIN_PATH")
-        .output()
-        .expect("run xcsh tools");
+    let mut command = Command::new(xcsh);
+    command.arg("tools").arg("--plugin-dir").arg(dir);
+    in_home(&mut command, home);
+    let output = command.output().expect("run xcsh tools");
     assert!(output.status.success(), "xcsh tools failed: {output:?}");
     String::from_utf8_lossy(&output.stdout)
         .lines()
@@ -96,7 +68,17 @@ fn main() {
         let tools = listed_tools(&xcsh, copies.dir(), home.path());
         assert_eq!(tools, count, "every copy's noop is listed");
         let runs: Vec<Run> = (0..RUNS)
-            .map(|_| run_once(&xcsh, copies.dir(), home.path()))
+            .map(|_| {
+                run_xcsh(
+                    &xcsh,
+                    &[
+                        OsStr::new("tools"),
+                        OsStr::new("--plugin-dir"),
+                        copies.dir().as_os_str(),
+                    ],
+                    home.path(),
+                )
+            })
             .collect();
         let wall = median(runs.iter().map(|r| r.wall_ns).collect());
         let rss = median(runs.iter().map(|r| r.rss_kib).collect());

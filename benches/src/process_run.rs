@@ -3,6 +3,8 @@
 //! started with [`MIDDLEMAN_ARG`]) so the peak RSS of its only child is the
 //! measured program's.
 
+use std::ffi::OsStr;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -80,6 +82,35 @@ pub fn run_through(middleman: &mut Command) -> Run {
         (Some(Ok(wall_ns)), Some(Ok(rss_kib))) => Run { wall_ns, rss_kib },
         _ => panic!("unexpected middleman output: {text:?}"),
     }
+}
+
+/// Gives `command` the scratch home `home`: its working directory, `HOME`
+/// and the XDG config, data and cache directories under it, and none of the
+/// variables that would add packs, isolate them or change the logging.
+pub fn in_home(command: &mut Command, home: &Path) {
+    command
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env_remove("XCSH_PLUGIN_PATH")
+        .env_remove("XCSH_ISOLATE")
+        .env_remove("RUST_LOG");
+}
+
+/// Runs `xcsh args…` in the scratch home `home` (see [`in_home`]) through
+/// the middleman, a copy of the calling benchmark.
+///
+/// # Panics
+///
+/// As [`run_through`].
+pub fn run_xcsh<S: AsRef<OsStr>>(xcsh: &Path, args: &[S], home: &Path) -> Run {
+    let me = std::env::current_exe().expect("this benchmark's path");
+    let mut command = Command::new(me);
+    command.arg(MIDDLEMAN_ARG).arg(xcsh).args(args);
+    in_home(&mut command, home);
+    run_through(&mut command)
 }
 
 /// The middle value of `values` (the upper one of an even count).
