@@ -84,12 +84,11 @@ impl Env {
     }
 
     pub fn run_command(&self, mut command: Command, stdin: &str) -> Output {
-        let mut child = command
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn xcsh");
+            .stderr(Stdio::piped());
+        let mut child = spawn_when_not_busy(&mut command);
         child
             .stdin
             .take()
@@ -191,4 +190,24 @@ pub fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
         .collect()
+}
+
+/// Spawns `command`, trying again while its program is "Text file busy".
+///
+/// A test that copies an executable and runs it races the other test
+/// threads: one that forks while the copy's write descriptor is open holds
+/// that descriptor until its own `exec`, and the kernel refuses to execute
+/// a file open for writing. The window is a fork's length, so a few tries
+/// a few milliseconds apart always get through.
+pub fn spawn_when_not_busy(command: &mut Command) -> std::process::Child {
+    let mut tries = 0;
+    loop {
+        match command.spawn() {
+            Err(error) if error.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            spawned => return spawned.expect("spawn xcsh"),
+        }
+    }
 }
