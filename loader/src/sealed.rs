@@ -17,11 +17,11 @@ use xcsh_core::Session;
 
 use crate::pack_file::PackFile;
 use crate::report::{LoadFailure, LoadReport};
-use crate::{HostBinding, LoadError, PackLibrary, PackLoader, TrustPolicy};
+use crate::{HostBinding, LoadError, PackLibrary, TrustPolicy};
 
 /// A checked pack library held as sealed bytes, ready to hand to a child
 /// process ([`descriptor`](Self::descriptor)) or to map there
-/// ([`PackLoader::load_sealed`]).
+/// ([`load`](Self::load)).
 #[derive(Debug)]
 pub struct SealedPack {
     file: PackFile,
@@ -119,20 +119,19 @@ impl SealedPack {
     }
 }
 
-impl PackLoader {
-    /// Loads the one pack `pack` holds into `session` (bound to `binding`)
+impl SealedPack {
+    /// Loads the one pack this holds into `session` (bound to `binding`)
     /// from its sealed bytes: object headers, ABI version, layouts and
-    /// factory are checked as [`load`](Self::load) checks them; the trust
+    /// factory are checked as [`PackLoader::load`](crate::PackLoader::load) checks them; the trust
     /// policy was checked when the copy was made. Also returns the opened
     /// library when it loaded.
-    pub fn load_sealed(
-        &self,
+    pub fn load(
+        self,
         session: &Session,
         binding: &HostBinding,
-        pack: SealedPack,
     ) -> (LoadReport, Option<&'static PackLibrary>) {
-        let path = pack.path().to_path_buf();
-        let opened = PackLibrary::preflight(pack.file)
+        let path = self.path().to_path_buf();
+        let opened = PackLibrary::preflight(self.file)
             .and_then(crate::library::Opening::map)
             .and_then(|mapped| crate::load::open_one(&mapped, binding));
         let mut report = LoadReport::default();

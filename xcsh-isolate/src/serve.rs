@@ -23,7 +23,7 @@ use xcsh_isolate_protocol::{
     Hello, OpenPack, Opened, Outcome, PACK_FD, PushedAction, Reply, Request, SandboxStatus,
     ToolSpec, frame,
 };
-use xcsh_loader::{HostBinding, PackLoader, SealedPack};
+use xcsh_loader::{HostBinding, SealedPack};
 
 use super::{sandbox, wire};
 
@@ -167,8 +167,7 @@ fn open_pack(open: &OpenPack, writer: &Writer) -> Result<OpenedPack, String> {
     writer.send(&Reply::Sandboxed(sandbox.clone()));
     let pack = SealedPack::inherited(open.path.clone(), PACK_FD).map_err(|e| e.to_string())?;
     let session = Session::new(&open.cwd);
-    let (report, library) =
-        PackLoader::new().load_sealed(&session, &HostBinding::for_session(&session), pack);
+    let (report, library) = pack.load(&session, &HostBinding::for_session(&session));
     if let Some(failure) = report.failures.into_iter().next() {
         return Err(failure.error.to_string());
     }

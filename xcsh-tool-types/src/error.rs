@@ -4,8 +4,6 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::PendingActionError;
-
 /// A failure reported by tool code: a one-line message for the model and
 /// optional structured details.
 ///
@@ -84,4 +82,13 @@ impl From<PendingActionError> for ToolError {
     fn from(error: PendingActionError) -> Self {
         Self::new(error.to_string())
     }
+}
+
+/// Why a pending action could not be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PendingActionError {
+    /// The label is empty (or only white space).
+    #[error("pending action label must not be empty")]
+    EmptyLabel,
 }

@@ -42,15 +42,14 @@ mod schema;
 pub mod sync;
 
 pub use content::ContentBlock;
-pub use error::ToolError;
+pub use error::{PendingActionError, ToolError};
 pub use hints::ToolHints;
 pub use log_level::LogLevel;
 pub use name::{InvalidToolName, check_tool_name, is_valid_tool_name};
 pub use output::ToolOutput;
 pub use panic::panic_message;
 pub use pending::{
-    ApplyFn, DEFAULT_SOURCE_TOOL_NAME, MAX_LABEL_CHARS, PendingAction, PendingActionError,
-    PendingActionView, RejectFn,
+    ApplyFn, DEFAULT_SOURCE_TOOL_NAME, MAX_LABEL_CHARS, PendingAction, PendingActionView, RejectFn,
 };
 pub use schema::{NotAnObjectSchema, check_object_schema, offered_schema};
 

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{ToolError, ToolOutput};
+use crate::{PendingActionError, ToolError, ToolOutput};
 
 /// The source tool name of an action whose producer did not name one.
 pub const DEFAULT_SOURCE_TOOL_NAME: &str = "custom_tool";
@@ -23,15 +23,6 @@ pub type ApplyFn = dyn Fn(&str) -> Result<ToolOutput, ToolError> + Send + Sync;
 /// Cleans up after a discard; gets the model's reason. `Ok(None)` keeps the
 /// default discard message.
 pub type RejectFn = dyn Fn(&str) -> Result<Option<ToolOutput>, ToolError> + Send + Sync;
-
-/// Why a pending action could not be built.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PendingActionError {
-    /// The label is empty (or only white space).
-    #[error("pending action label must not be empty")]
-    EmptyLabel,
-}
 
 /// A preview's deferred work, waiting for `resolve`.
 ///

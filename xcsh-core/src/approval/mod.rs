@@ -12,12 +12,9 @@ mod request;
 mod state;
 
 pub use journal::{Journal, JournalEntry, JournalEvent};
-pub use policy::{Policy, UnknownPolicy};
+pub use policy::{Policy, PolicyFn, UnknownPolicy};
 pub use request::{Answer, ApprovalRequest, Approver};
 pub(crate) use state::{Approvals, Origin};
-
-/// Decides the policy of a tool by its name.
-pub type PolicyFn = dyn Fn(&str) -> Policy + Send + Sync;
 
 #[cfg(test)]
 mod tests;

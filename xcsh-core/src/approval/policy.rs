@@ -62,6 +62,9 @@ impl FromStr for Policy {
     }
 }
 
+/// Decides the policy of a tool by its name.
+pub type PolicyFn = dyn Fn(&str) -> Policy + Send + Sync;
+
 #[cfg(test)]
 mod tests {
     use super::*;

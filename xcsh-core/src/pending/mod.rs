@@ -9,8 +9,8 @@
 mod store;
 mod subscription;
 
-pub use store::{PendingActionStore, PendingEntry, PendingSummary, PushEvent};
-pub use subscription::Subscription;
+pub use store::{PendingActionStore, PendingEntry, PendingSummary};
+pub use subscription::{PushEvent, Subscription};
 pub use xcsh_tool_types::{
     ApplyFn, DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionView,
     RejectFn,

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::subscription::{Listener, Listeners};
+use super::subscription::{Listener, Listeners, PushEvent};
 use super::{PendingAction, PendingActionView, Subscription};
 use crate::sync::lock;
 
@@ -25,15 +25,6 @@ impl PendingEntry {
     pub fn action(&self) -> &PendingAction {
         &self.action
     }
-}
-
-/// What push listeners are told: the pushed action and the new count.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PushEvent {
-    /// The pushed action's label and source.
-    pub action: PendingActionView,
-    /// How many actions are pending after the push.
-    pub count: usize,
 }
 
 /// How many actions are pending, and the newest few of them: what a front

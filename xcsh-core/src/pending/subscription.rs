@@ -3,7 +3,16 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, Weak};
 
-use super::PushEvent;
+use super::PendingActionView;
+
+/// What push listeners are told: the pushed action and the new count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PushEvent {
+    /// The pushed action's label and source.
+    pub action: PendingActionView,
+    /// How many actions are pending after the push.
+    pub count: usize,
+}
 
 pub(crate) type Listener = dyn Fn(&PushEvent) + Send + Sync;
 
