@@ -45,6 +45,8 @@ mod pack_tool;
 mod preflight;
 mod report;
 mod safe_path;
+#[cfg(target_os = "linux")]
+mod seal_copy;
 #[cfg(unix)]
 mod sealed;
 mod trust;

@@ -65,7 +65,7 @@ impl PackFile {
     pub(crate) fn sealed(self) -> Result<Self, LoadError> {
         #[cfg(target_os = "linux")]
         {
-            let file = crate::sealed::seal_copy(&self.file)
+            let file = crate::seal_copy::seal_copy(&self.file, &self.path)
                 .map_err(|e| LoadError::Unreadable(format!("cannot make a sealed copy: {e}")))?;
             Ok(Self { file, ..self })
         }

@@ -147,26 +147,6 @@ impl SealedPack {
     }
 }
 
-/// A sealed in-memory copy of `file`'s contents.
-#[cfg(target_os = "linux")]
-pub(crate) fn seal_copy(file: &File) -> std::io::Result<File> {
-    use std::io::{Seek as _, SeekFrom};
-
-    use rustix::fs::{MemfdFlags, SealFlags};
-    let memfd =
-        rustix::fs::memfd_create("xcsh-pack", MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING)?;
-    let mut copy = File::from(memfd);
-    let mut source = file;
-    source.seek(SeekFrom::Start(0))?;
-    std::io::copy(&mut source, &mut copy)?;
-    rustix::fs::fcntl_add_seals(
-        &copy,
-        SealFlags::WRITE | SealFlags::GROW | SealFlags::SHRINK | SealFlags::SEAL,
-    )?;
-    copy.seek(SeekFrom::Start(0))?;
-    Ok(copy)
-}
-
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use std::io::Write as _;
