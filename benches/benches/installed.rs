@@ -2,7 +2,7 @@
 //! peak RSS) against the number of packs (0, 1, 10, 50, 100), for packs
 //! given with `--plugin-dir` (opened at start-up), installed packs
 //! (offered from the registry, never opened) and isolated packs
-//! (`--isolate --plugin-dir`: a process each); the baseline is the same
+//! (`--isolate`, a `--plugin` per copy: a process each); the baseline is the same
 //! command with no pack, in the same run. Then the first call of an
 //! installed pack (checks the file, hashes it, opens it) against a call of
 //! the already opened pack, in-process through the agent library.
@@ -60,7 +60,7 @@ impl Mode {
         match self {
             Self::PluginDir => "--plugin-dir",
             Self::Installed => "installed",
-            Self::Isolated => "isolated (--isolate --plugin-dir)",
+            Self::Isolated => "isolated (--isolate --plugin per copy)",
         }
     }
 }
@@ -117,16 +117,23 @@ struct Setup {
 fn setup(xcsh: &Path, template: &PackRecord, mode: Mode, count: usize) -> Setup {
     let pack = bench_pack_path();
     let home = tempfile::tempdir().expect("an empty home directory");
-    let copies = PackCopies::new(pack, count);
+    // In-process packs may be renamed; isolated and installed ones must be
+    // in files named for them (see `PackCopies::named_for_the_pack`).
+    let copies = match mode {
+        Mode::PluginDir => PackCopies::new(pack, count),
+        Mode::Isolated | Mode::Installed => PackCopies::named_for_the_pack(pack, count),
+    };
     let dir = copies.dir().display().to_string();
     let args: Vec<String> = match mode {
         Mode::PluginDir => vec!["tools".into(), "--plugin-dir".into(), dir],
-        Mode::Isolated => vec![
-            "tools".into(),
-            "--isolate".into(),
-            "--plugin-dir".into(),
-            dir,
-        ],
+        Mode::Isolated => {
+            let mut args = vec!["tools".to_owned(), "--isolate".to_owned()];
+            for path in copies.paths() {
+                args.push("--plugin".into());
+                args.push(path.display().to_string());
+            }
+            args
+        }
         Mode::Installed => {
             write_registry(home.path(), template, &copies);
             vec!["tools".into()]
@@ -184,7 +191,7 @@ fn first_call(xcsh_exe: &Path) -> (f64, f64) {
     let mut opened = Vec::new();
     for _ in 0..FIRST_CALLS {
         let home = tempfile::tempdir().expect("home");
-        let copies = PackCopies::new(pack, 1);
+        let copies = PackCopies::named_for_the_pack(pack, 1);
         let copy = &copies.paths()[0];
         // A real `xcsh pack add` of this very copy.
         xcsh_output(
@@ -289,7 +296,7 @@ fn main() {
     // One real record to copy from.
     let template = {
         let home = tempfile::tempdir().expect("home");
-        let copies = PackCopies::new(bench_pack_path(), 1);
+        let copies = PackCopies::named_for_the_pack(bench_pack_path(), 1);
         xcsh_output(
             &xcsh,
             &["pack", "add", copies.paths()[0].to_str().expect("UTF-8")],

@@ -45,6 +45,34 @@ impl PackCopies {
         Self { dir, paths }
     }
 
+    /// Copies `library` `count` times, each under its own name
+    /// (`NNNN/<library's file name>`) in a new directory only the current
+    /// user can write: an isolated pack must be in a file named for it
+    /// (`libxcsh_bench_pack.so`), so copies run isolated, checked by
+    /// `xcsh pack add` or installed cannot be renamed. They are still
+    /// told apart: a pack is mapped from a copy named for its file's path.
+    ///
+    /// # Panics
+    ///
+    /// On any I/O error.
+    pub fn named_for_the_pack(library: &Path, count: usize) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("xcsh-bench-packs-")
+            .tempdir()
+            .expect("create a directory for pack copies");
+        let name = library.file_name().expect("a library file name");
+        let paths = (0..count)
+            .map(|i| {
+                let sub = dir.path().join(format!("{i:04}"));
+                std::fs::create_dir(&sub).expect("create a directory for one copy");
+                let path = sub.join(name);
+                std::fs::copy(library, &path).expect("copy the pack library");
+                path
+            })
+            .collect();
+        Self { dir, paths }
+    }
+
     /// The directory holding the copies.
     pub fn dir(&self) -> &Path {
         self.dir.path()
