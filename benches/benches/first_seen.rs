@@ -12,9 +12,9 @@
 //!
 //! Unix only: elsewhere this benchmark says so and stops.
 
-use std::ffi::OsStr;
-
-use xcsh_benches::process_run::{Run, median, run_xcsh, selected, serve_middleman};
+use xcsh_benches::process_run::{
+    Run, median, run_tools_with_plugin_dir, selected, serve_middleman,
+};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 
@@ -49,39 +49,13 @@ fn main() {
         let first: Vec<Run> = (0..RUNS)
             .map(|_| {
                 let home = tempfile::tempdir().expect("an empty home directory");
-                run_xcsh(
-                    &xcsh,
-                    &[
-                        OsStr::new("tools"),
-                        OsStr::new("--plugin-dir"),
-                        copies.dir().as_os_str(),
-                    ],
-                    home.path(),
-                )
+                run_tools_with_plugin_dir(&xcsh, copies.dir(), home.path())
             })
             .collect();
         let home = tempfile::tempdir().expect("a home directory");
-        run_xcsh(
-            &xcsh,
-            &[
-                OsStr::new("tools"),
-                OsStr::new("--plugin-dir"),
-                copies.dir().as_os_str(),
-            ],
-            home.path(),
-        );
+        run_tools_with_plugin_dir(&xcsh, copies.dir(), home.path());
         let seen: Vec<Run> = (0..RUNS)
-            .map(|_| {
-                run_xcsh(
-                    &xcsh,
-                    &[
-                        OsStr::new("tools"),
-                        OsStr::new("--plugin-dir"),
-                        copies.dir().as_os_str(),
-                    ],
-                    home.path(),
-                )
-            })
+            .map(|_| run_tools_with_plugin_dir(&xcsh, copies.dir(), home.path()))
             .collect();
         let first_wall = median(first.iter().map(|r| r.wall_ns).collect());
         let seen_wall = median(seen.iter().map(|r| r.wall_ns).collect());

@@ -12,11 +12,12 @@
 //!
 //! Unix only: elsewhere this benchmark says so and stops.
 
-use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
-use xcsh_benches::process_run::{Run, in_home, median, run_xcsh, selected, serve_middleman};
+use xcsh_benches::process_run::{
+    Run, in_home, median, run_tools_with_plugin_dir, selected, serve_middleman,
+};
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{PackCopies, bench_pack_path, xcsh_binary};
 
@@ -68,17 +69,7 @@ fn main() {
         let tools = listed_tools(&xcsh, copies.dir(), home.path());
         assert_eq!(tools, count, "every copy's noop is listed");
         let runs: Vec<Run> = (0..RUNS)
-            .map(|_| {
-                run_xcsh(
-                    &xcsh,
-                    &[
-                        OsStr::new("tools"),
-                        OsStr::new("--plugin-dir"),
-                        copies.dir().as_os_str(),
-                    ],
-                    home.path(),
-                )
-            })
+            .map(|_| run_tools_with_plugin_dir(&xcsh, copies.dir(), home.path()))
             .collect();
         let wall = median(runs.iter().map(|r| r.wall_ns).collect());
         let rss = median(runs.iter().map(|r| r.rss_kib).collect());

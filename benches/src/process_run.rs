@@ -99,6 +99,24 @@ pub fn in_home(command: &mut Command, home: &Path) {
         .env_remove("RUST_LOG");
 }
 
+/// `xcsh tools --plugin-dir DIR` in the scratch home `home`: the start-up
+/// the start-up and first-seen benchmarks time (see [`run_xcsh`]).
+///
+/// # Panics
+///
+/// As [`run_through`].
+pub fn run_tools_with_plugin_dir(xcsh: &Path, dir: &Path, home: &Path) -> Run {
+    run_xcsh(
+        xcsh,
+        &[
+            OsStr::new("tools"),
+            OsStr::new("--plugin-dir"),
+            dir.as_os_str(),
+        ],
+        home,
+    )
+}
+
 /// Runs `xcsh args…` in the scratch home `home` (see [`in_home`]) through
 /// the middleman, a copy of the calling benchmark.
 ///
