@@ -101,6 +101,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
         );
     policy.isolation.verbosity = cli.verbose;
+    policy.isolation.protected = protected_paths(&collected.sources, &discovery.packs);
     policy.first_seen = Some(crate::first_seen::check(policy.tool_timeout));
     let (packs, from_project) = (discovery.packs.clone(), discovery.from_project.clone());
     let mut agent = Agent::start(&cwd, discovery, &policy)?;
@@ -183,4 +184,25 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::PackHost(_) | Command::PackProbe(_) => unreachable!("served above"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What no isolated pack may change: xcsh's own directories (config,
+/// data, cache) and every pack source and library of this session.
+fn protected_paths(
+    sources: &[sources::Source],
+    packs: &[std::path::PathBuf],
+) -> isolate::Protected {
+    let dirs = UserDirs::from_os();
+    let cache = crate::first_seen::cache_dir().and_then(|dir| dir.parent().map(Into::into));
+    isolate::Protected {
+        own_dirs: [dirs.config, dirs.data, cache]
+            .into_iter()
+            .flatten()
+            .collect(),
+        paths: sources
+            .iter()
+            .map(|source| source.path.clone())
+            .chain(packs.iter().cloned())
+            .collect(),
+    }
 }

@@ -148,6 +148,9 @@ fn describe_loaded(agent: &Agent, pack: &xcsh_loader::LoadedPack) -> String {
             ", isolated, {}",
             escape::line(&sandbox::describe(&isolated.sandbox))
         ));
+        if let Some(may_do) = &isolated.may_do {
+            source.push_str(&format!(", {may_do}"));
+        }
     }
     source
 }
@@ -212,6 +215,9 @@ pub fn to_json(agent: &Agent) -> Value {
                     });
                     if let Some(isolated) = agent.isolation(&pack.path) {
                         source["isolated"] = sandbox::describe(&isolated.sandbox).into();
+                        if let Some(may_do) = &isolated.may_do {
+                            source["may"] = may_do.clone().into();
+                        }
                     }
                     source
                 }

@@ -116,6 +116,15 @@ pub enum SandboxStatus {
         /// What Landlock inside made of the request.
         landlock: Box<SandboxStatus>,
     },
+    /// The process was meant to run in namespaces of its own but could
+    /// not (no usable bubblewrap): Landlock is all there is. Only the host
+    /// says this; a child never sends it.
+    LandlockOnly {
+        /// Why there are no namespaces, in a few words.
+        reason: String,
+        /// What Landlock made of the request.
+        landlock: Box<SandboxStatus>,
+    },
 }
 
 /// Child to host.

@@ -188,6 +188,7 @@ fn an_isolated_installed_pack_starts_its_process_once_at_first_use() {
     // In the working directory: an isolated pack's temporary directory
     // may be a private one.
     let marker = env.work().join("marker");
+    env.grant_env(&path, &["XCSH_LOAD_MARKER"]);
     let output = ok(run_marked(&env, &["tools"], "", &marker));
     assert!(
         output
@@ -499,6 +500,7 @@ fn a_pack_whose_opening_hangs_is_stopped_by_add_and_at_first_use() {
     // An isolated installed pack that hangs at its first use: stopped at
     // the tool time limit, the call refused, the pack marked failed.
     ok(env.run(&["pack", "add", "--isolate", shown], ""));
+    env.grant_env(&path, &["XCSH_FIXTURE_HANG_ON_OPEN"]);
     let mut command = env.command(&["run", "--tool-timeout", "1"]);
     command.env("XCSH_FIXTURE_HANG_ON_OPEN", "1");
     let output = ok(env.run_command(

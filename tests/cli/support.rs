@@ -115,6 +115,19 @@ impl Env {
         write(&self.work().join(relative), contents)
     }
 
+    /// Writes the user's config granting the isolated pack at `pack` the
+    /// variables `names` of the agent's environment (an isolated pack gets
+    /// no others but the basics).
+    pub fn grant_env(&self, pack: &Path, names: &[&str]) {
+        write(
+            &self.user_config_dir().join("config.toml"),
+            &format!(
+                "[isolation.packs.{:?}]\nenv = {names:?}\n",
+                pack.to_str().unwrap()
+            ),
+        );
+    }
+
     /// The file names in the working directory, sorted, dot-files left out.
     pub fn files(&self) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(self.work())

@@ -77,6 +77,10 @@ pub fn check_in_child(
         },
         open_limit,
         frame_limit: xcsh_isolate_protocol::frame::MAX_FRAME_BYTES,
+        protected: xcsh_isolate::protected::Protected::default(),
+        // It writes nothing and reaches nothing: no secret could leave.
+        env: None,
+        require_namespaces: false,
     };
     let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))?;
     process.shut_down();

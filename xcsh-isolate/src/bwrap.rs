@@ -12,9 +12,11 @@
 //!   `random`, …, no real device), `/proc` its own, `/tmp`, `/run` and the
 //!   temporary directory private and empty (no socket of the user's there);
 //! - the working directory writable (everything, with `write-anywhere`,
-//!   and then no private directories), except `.xcsh/` and `.git/` where
-//!   they exist, bound read-only over it (libraries the agent loaded need
-//!   no hole: it runs sealed copies of them, see `xcsh_loader::SealedPack`);
+//!   and then no private directories), except what [`protected`] keeps:
+//!   `.xcsh/` and `.git/` (empty placeholders where they do not exist yet,
+//!   see [`placeholders`](super::placeholders)), xcsh's own directories,
+//!   its binary and every pack library and directory, bound read-only,
+//!   each in directories that cannot be renamed;
 //! - `--die-with-parent` and its own PID namespace: when the agent ends, or
 //!   kills the process (time-out, restart, session end), every process the
 //!   pack started dies with it.
@@ -29,6 +31,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use xcsh_isolate_protocol::SandboxRequest;
+
+use super::protected::{self, Mount};
 
 /// Where the agent's image is handed to `bwrap`, which executes it as
 /// `/proc/self/fd/EXE_FD` inside the sandbox.
@@ -69,8 +73,15 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// `bwrap`'s arguments for a process working in `cwd` under `request`,
-/// running the image at [`EXE_FD`] with `args`.
-pub fn arguments(request: &SandboxRequest, cwd: &Path, args: &[OsString]) -> Vec<OsString> {
+/// running the image at [`EXE_FD`] with `args`, with `protected` (and the
+/// records of `cwd`) kept read-only where they lie in what it may write
+/// (see [`protected::mounts`]).
+pub fn arguments(
+    request: &SandboxRequest,
+    cwd: &Path,
+    protected: &[PathBuf],
+    args: &[OsString],
+) -> Vec<OsString> {
     let mut out: Vec<OsString> = Vec::new();
     let mut push = |items: &[&OsStr]| out.extend(items.iter().map(|s| s.to_os_string()));
     push(&["--die-with-parent".as_ref(), "--new-session".as_ref()]);
@@ -85,17 +96,32 @@ pub fn arguments(request: &SandboxRequest, cwd: &Path, args: &[OsString]) -> Vec
     }
     push(&["--dev".as_ref(), "/dev".as_ref()]);
     push(&["--proc".as_ref(), "/proc".as_ref()]);
-    if !request.write_anywhere {
+    let writable: Vec<PathBuf> = if request.write_anywhere {
+        vec![PathBuf::from("/")]
+    } else {
         let temp = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| "/tmp".into());
         for private in [Path::new("/tmp"), Path::new("/run"), temp.as_path()] {
             push(&["--tmpfs".as_ref(), private.as_os_str()]);
         }
-        push(&["--bind".as_ref(), cwd.as_os_str(), cwd.as_os_str()]);
-    }
-    for record in [cwd.join(".xcsh"), cwd.join(".git")] {
-        if record.exists() {
-            push(&["--ro-bind".as_ref(), record.as_os_str(), record.as_os_str()]);
-        }
+        // Bound even where it may not be written: it may lie in one of
+        // the private directories.
+        let writes_here = request.writable.iter().any(|dir| dir == cwd);
+        let bind = if writes_here { "--bind" } else { "--ro-bind" };
+        push(&[bind.as_ref(), cwd.as_os_str(), cwd.as_os_str()]);
+        writes_here.then(|| cwd.to_path_buf()).into_iter().collect()
+    };
+    let kept: Vec<PathBuf> = protected::records_of(cwd)
+        .into_iter()
+        .chain(protected.iter().cloned())
+        .collect();
+    // `-try`: a path removed since it was looked at (by the user, not
+    // the pack, which has not started) needs no mount.
+    for mount in protected::mounts(&writable, &kept) {
+        let (flag, path) = match &mount {
+            Mount::Pin(path) => ("--bind-try", path),
+            Mount::ReadOnly(path) => ("--ro-bind-try", path),
+        };
+        push(&[flag.as_ref(), path.as_os_str(), path.as_os_str()]);
     }
     push(&["--chdir".as_ref(), cwd.as_os_str()]);
     let exe = format!("/proc/self/fd/{EXE_FD}");
@@ -113,8 +139,11 @@ mod tests {
         let cwd = tempfile::tempdir().unwrap();
         let cwd = std::fs::canonicalize(cwd.path()).unwrap();
         std::fs::create_dir(cwd.join(".xcsh")).unwrap();
-        let request = SandboxRequest::default();
-        let args = arguments(&request, &cwd, &["pack-host".into()]);
+        let request = SandboxRequest {
+            writable: vec![cwd.clone()],
+            ..SandboxRequest::default()
+        };
+        let args = arguments(&request, &cwd, &[], &["pack-host".into()]);
         let text: Vec<String> = args
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
@@ -127,9 +156,56 @@ mod tests {
         assert!(!text.contains(&"--share-net".to_owned()));
         assert!(at("--ro-bind", Path::new("/")).is_some());
         let writable = at("--bind", &cwd).unwrap();
-        let records = at("--ro-bind", &cwd.join(".xcsh")).unwrap();
+        let records = at("--ro-bind-try", &cwd.join(".xcsh")).unwrap();
         assert!(records > writable, "bound read-only over the writable one");
-        assert!(at("--ro-bind", &cwd.join(".git")).is_none(), "absent");
+        assert!(at("--ro-bind-try", &cwd.join(".git")).is_none(), "absent");
         assert_eq!(text[text.len() - 2..], ["/proc/self/fd/4", "pack-host"]);
+    }
+
+    #[test]
+    fn a_binary_under_the_working_directory_is_read_only_and_stays_at_its_path() {
+        let cwd = tempfile::tempdir().unwrap();
+        let cwd = std::fs::canonicalize(cwd.path()).unwrap();
+        std::fs::create_dir_all(cwd.join("target/debug")).unwrap();
+        let exe = cwd.join("target/debug/xcsh");
+        std::fs::write(&exe, "").unwrap();
+        let request = SandboxRequest {
+            writable: vec![cwd.clone()],
+            ..SandboxRequest::default()
+        };
+        let text: Vec<String> = arguments(&request, &cwd, std::slice::from_ref(&exe), &[])
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let triple = |flag: &str, path: &Path| {
+            text.windows(3)
+                .position(|w| w[0] == flag && w[1] == path.to_string_lossy() && w[2] == w[1])
+        };
+        let writable = triple("--bind", &cwd).unwrap();
+        let pinned = triple("--bind-try", &cwd.join("target")).unwrap();
+        let pinned_deeper = triple("--bind-try", &cwd.join("target/debug")).unwrap();
+        let exe_at = triple("--ro-bind-try", &exe).unwrap();
+        assert!(writable < pinned && pinned < pinned_deeper && pinned_deeper < exe_at);
+    }
+
+    #[test]
+    fn a_check_that_writes_nothing_gets_no_writable_working_directory() {
+        let cwd = tempfile::tempdir().unwrap();
+        let cwd = std::fs::canonicalize(cwd.path()).unwrap();
+        let request = SandboxRequest {
+            writable: vec![std::env::temp_dir()],
+            ..SandboxRequest::default()
+        };
+        let text: Vec<String> = arguments(&request, &cwd, &[], &[])
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert!(!text.iter().any(|a| a == "--bind"), "{text:?}");
+        let cwd = cwd.to_string_lossy();
+        assert!(
+            text.windows(3)
+                .any(|w| w[0] == "--ro-bind" && w[1] == cwd && w[2] == cwd),
+            "{text:?}"
+        );
     }
 }

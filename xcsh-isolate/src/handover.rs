@@ -4,26 +4,37 @@
 //! of opening anything by path.
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Mutex, OnceLock, mpsc};
 
 use command_fds::{CommandFdExt as _, FdMapping};
 use xcsh_isolate_protocol::PACK_FD;
 
-use super::bwrap;
+use super::placeholders::Placeholders;
 use super::start_spec::StartSpec;
+use super::{bwrap, environment, protected};
 
 /// The command that starts the process `spec` describes, with `args`
 /// (the `pack-host` subcommand and its flags), and whether it runs in
 /// namespaces of its own ([`bwrap`]): there, unless the pack is granted
 /// both `network` and `write-anywhere` (then it is unconfined on purpose),
-/// and `bwrap` is usable. The descriptors are duplicated close-on-exec, so
-/// no other process the agent starts meanwhile inherits them.
+/// and `bwrap` is usable. It gets only the [`environment`] granted to it
+/// (all of it for a check).
+/// The descriptors are duplicated close-on-exec, so no other process the
+/// agent starts meanwhile inherits them.
 ///
 /// # Errors
 ///
-/// One line: a descriptor could not be duplicated, or the image opened.
-pub fn command(spec: &StartSpec, args: &[OsString]) -> Result<(Command, bool), String> {
+/// One line: a descriptor could not be duplicated, or the image opened;
+/// a protected directory could not be kept (made in `placeholders`, which
+/// must live until the process has ended); namespaces are required
+/// (`require_sandbox = "full"`) and unavailable.
+pub fn command(
+    spec: &StartSpec,
+    args: &[OsString],
+    placeholders: &Placeholders,
+) -> Result<(Command, Namespaces), String> {
     let hand_over = |e: std::io::Error| format!("cannot hand its library over: {e}");
     let mut mappings = vec![FdMapping {
         parent_fd: spec
@@ -34,31 +45,40 @@ pub fn command(spec: &StartSpec, args: &[OsString]) -> Result<(Command, bool), S
         child_fd: PACK_FD,
     }];
     let request = &spec.open.sandbox;
-    let unconfined = request.network && request.write_anywhere;
-    let bwrap = if unconfined {
-        None
+    let namespaces = if request.network && request.write_anywhere {
+        Namespaces::NotWanted
     } else {
         match bwrap::available() {
-            Ok(program) => Some(program),
-            Err(why) => {
-                tracing::debug!("isolated packs run in Landlock alone: {why}");
-                None
-            }
+            Ok(_) => Namespaces::Entered,
+            Err(why) => Namespaces::Unavailable(why.to_owned()),
         }
     };
-    let mut command = match bwrap {
-        Some(program) => {
+    if spec.require_namespaces {
+        let missing = match &namespaces {
+            Namespaces::Entered => None,
+            Namespaces::Unavailable(why) => Some(why.as_str()),
+            Namespaces::NotWanted => Some("granted network and write-anywhere"),
+        };
+        if let Some(why) = missing {
+            return Err(format!(
+                "refusing to run it without namespaces ({why}): the config sets require_sandbox = \"full\""
+            ));
+        }
+    }
+    let mut command = match (&namespaces, bwrap::available()) {
+        (Namespaces::Entered, Ok(program)) => {
             let image = std::fs::File::open(spec.exe.as_deref().unwrap_or(OWN_IMAGE.as_ref()))
                 .map_err(|e| format!("cannot open the xcsh executable to run it: {e}"))?;
             mappings.push(FdMapping {
                 parent_fd: image.into(),
                 child_fd: bwrap::EXE_FD,
             });
+            let kept = kept_paths(spec, placeholders)?;
             let mut command = Command::new(program);
-            command.args(bwrap::arguments(request, &spec.open.cwd, args));
+            command.args(bwrap::arguments(request, &spec.open.cwd, &kept, args));
             command
         }
-        None => {
+        _ => {
             let mut command = match spec.exe.as_deref() {
                 Some(exe) => Command::new(exe),
                 None => own_image()?,
@@ -67,10 +87,78 @@ pub fn command(spec: &StartSpec, args: &[OsString]) -> Result<(Command, bool), S
             command
         }
     };
+    if let Some(granted) = &spec.env {
+        command
+            .env_clear()
+            .envs(environment::passed(std::env::vars_os(), granted));
+    }
     command
         .fd_mappings(mappings)
         .map_err(|e| format!("cannot hand its library over: {e}"))?;
-    Ok((command, bwrap.is_some()))
+    Ok((command, namespaces))
+}
+
+/// Whether a pack's process runs in namespaces of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Namespaces {
+    /// It does (bubblewrap).
+    Entered,
+    /// It does not, because bubblewrap is unusable here: why.
+    Unavailable(String),
+    /// It is granted everything, so it runs unconfined on purpose.
+    NotWanted,
+}
+
+impl Namespaces {
+    /// True for [`Entered`](Self::Entered).
+    pub fn entered(&self) -> bool {
+        *self == Self::Entered
+    }
+}
+
+/// What the sandbox of `spec`'s process keeps read-only: the policy's
+/// paths, xcsh's own directories (created empty where missing, as are the
+/// working directory's records, wherever the pack could otherwise create
+/// them: `placeholders`) and the agent's binary.
+fn kept_paths(spec: &StartSpec, placeholders: &Placeholders) -> Result<Vec<PathBuf>, String> {
+    let request = &spec.open.sandbox;
+    let cwd = &spec.open.cwd;
+    let writes_here = request.write_anywhere || request.writable.iter().any(|dir| dir == cwd);
+    let creatable = protected::records_of(cwd)
+        .into_iter()
+        .chain(spec.protected.own_dirs.iter().cloned());
+    for dir in creatable {
+        let dir = protected::resolved(&dir);
+        // Existing ones too: their creator (another pack process) then
+        // leaves them while this one runs.
+        let reachable = request.write_anywhere || (writes_here && dir.starts_with(cwd));
+        // A `.git` file (a worktree's pointer) is bound as it is.
+        if !reachable || (dir.exists() && !dir.is_dir()) {
+            continue;
+        }
+        match placeholders.ensure(&dir) {
+            Ok(()) => {}
+            // What the agent may not create, the pack may not either.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) => {}
+            Err(e) => {
+                return Err(format!("cannot keep {} from the pack: {e}", dir.display()));
+            }
+        }
+    }
+    let own_binary = std::env::current_exe().ok();
+    Ok(spec
+        .protected
+        .own_dirs
+        .iter()
+        .chain(&spec.protected.paths)
+        .chain(spec.exe.iter())
+        .chain(own_binary.iter())
+        .cloned()
+        .collect())
 }
 
 /// This process's own image, whatever is at its path now.

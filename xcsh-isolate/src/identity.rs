@@ -9,10 +9,12 @@ use std::path::Path;
 
 use xcsh_isolate_protocol::{Opened, SandboxStatus};
 
+use super::handover::Namespaces;
+
 /// `opened` with the agent's own record in place of the pack's word:
 /// `path` (what the agent opened) and `sandbox` (what the process reported
-/// before mapping the pack, inside the namespaces the agent set up when
-/// `namespaces`).
+/// before mapping the pack, inside the namespaces the agent set up, or
+/// alone where `namespaces` were unavailable).
 ///
 /// # Errors
 ///
@@ -22,7 +24,7 @@ pub fn recorded(
     opened: Opened,
     path: &Path,
     sandbox: SandboxStatus,
-    namespaces: bool,
+    namespaces: &Namespaces,
 ) -> Result<Opened, String> {
     if let Some(carried) = name_in_file(path)
         && carried != opened.name.replace('-', "_")
@@ -34,12 +36,15 @@ pub fn recorded(
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
         ));
     }
-    let sandbox = if namespaces {
-        SandboxStatus::Namespaces {
+    let sandbox = match namespaces {
+        Namespaces::Entered => SandboxStatus::Namespaces {
             landlock: Box::new(sandbox),
-        }
-    } else {
-        sandbox
+        },
+        Namespaces::Unavailable(reason) => SandboxStatus::LandlockOnly {
+            reason: reason.clone(),
+            landlock: Box::new(sandbox),
+        },
+        Namespaces::NotWanted => sandbox,
     };
     Ok(Opened {
         path: path.to_path_buf(),
@@ -78,18 +83,45 @@ mod tests {
         let status = SandboxStatus::Unconfined {
             reason: "this kernel has no Landlock".to_owned(),
         };
-        let kept = recorded(opened("batch-rename"), path, status.clone(), false).unwrap();
+        let kept = recorded(
+            opened("batch-rename"),
+            path,
+            status.clone(),
+            &Namespaces::NotWanted,
+        )
+        .unwrap();
         assert_eq!(kept.path, path);
         assert_eq!(kept.sandbox, status);
         assert_eq!(kept.name, "batch-rename");
         assert_eq!(
-            recorded(opened("harmless"), path, status.clone(), false).unwrap_err(),
+            recorded(
+                opened("harmless"),
+                path,
+                status.clone(),
+                &Namespaces::NotWanted
+            )
+            .unwrap_err(),
             "its process says it is pack \"harmless\", but its file libbatch_rename.so is not named for that pack"
         );
-        let wrapped = recorded(opened("batch-rename"), path, status.clone(), true).unwrap();
+        let wrapped = recorded(
+            opened("batch-rename"),
+            path,
+            status.clone(),
+            &Namespaces::Entered,
+        )
+        .unwrap();
         assert_eq!(
             wrapped.sandbox,
             SandboxStatus::Namespaces {
+                landlock: Box::new(status.clone())
+            }
+        );
+        let alone = Namespaces::Unavailable("bubblewrap is not installed".to_owned());
+        let wrapped = recorded(opened("batch-rename"), path, status.clone(), &alone).unwrap();
+        assert_eq!(
+            wrapped.sandbox,
+            SandboxStatus::LandlockOnly {
+                reason: "bubblewrap is not installed".to_owned(),
                 landlock: Box::new(status)
             }
         );

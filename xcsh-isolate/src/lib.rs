@@ -18,7 +18,9 @@
 //!   (its own image, the sealed library) and takes from it (the tools;
 //!   name, path and sandbox state only as the agent recorded them);
 //! - [`serve`] and [`sandbox`]: the pack process's side; [`bwrap`]: the
-//!   namespaces the agent starts it in;
+//!   namespaces the agent starts it in, with [`protected`] paths kept
+//!   read-only ([`placeholders`] where they do not exist yet) and only the
+//!   [`environment`] the pack needs;
 //! - the wire contract is the `xcsh-isolate-protocol` crate.
 //!
 //! Who depends on it: the agent's session assembly (`xcsh-agent`), installed
@@ -30,12 +32,15 @@
 
 pub mod bwrap;
 pub mod ending;
+pub mod environment;
 pub mod handover;
 pub mod identity;
 pub mod load;
 pub mod pack;
+pub mod placeholders;
 pub mod policy;
 pub mod process;
+pub mod protected;
 pub mod remote_action;
 pub mod sandbox;
 pub mod serve;
@@ -48,5 +53,7 @@ pub use load::{IsolatedInfo, Loaded, SessionLoader};
 pub use pack::{CRASH_WINDOW, IsolatedPack, MAX_CRASHES};
 pub use policy::{
     Capability, ISOLATE_ENV, IsolationConfig, IsolationPolicy, PackIsolation, PackSettings,
+    RequireSandbox,
 };
+pub use protected::Protected;
 pub use serve::SUBCOMMAND;

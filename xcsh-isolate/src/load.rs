@@ -14,7 +14,7 @@ use xcsh_loader::{
 };
 
 use super::pack::IsolatedPack;
-use super::policy::{Capability, IsolationPolicy, PackSettings};
+use super::policy::{Capability, IsolationPolicy, PackSettings, RequireSandbox};
 use super::process::StartSpec;
 use super::tool::IsolatedTool;
 
@@ -27,6 +27,8 @@ pub struct IsolatedInfo {
     pub name: String,
     /// The sandbox its process runs in.
     pub sandbox: SandboxStatus,
+    /// What that sandbox lets it do, in a phrase; `None`: unconfined.
+    pub may_do: Option<String>,
 }
 
 /// What loading did: the report, and which packs run isolated.
@@ -136,6 +138,7 @@ impl SessionLoader<'_> {
                 capabilities: Vec::new(),
                 memory_limit: None,
                 require_sandbox: self.isolation.require_sandbox,
+                env: Vec::new(),
             });
         let cwd = cwd.to_path_buf();
         let spec = StartSpec {
@@ -148,13 +151,16 @@ impl SessionLoader<'_> {
                     writable: vec![cwd, std::env::temp_dir()],
                     write_anywhere: settings.capabilities.contains(&Capability::WriteAnywhere),
                     network: settings.capabilities.contains(&Capability::Network),
-                    required: settings.require_sandbox,
+                    required: settings.require_sandbox != RequireSandbox::No,
                 },
                 memory_limit: settings.memory_limit,
             },
             // Opening is part of the first call's work: the same limit.
             open_limit: self.timeout,
             frame_limit: self.isolation.frame_limit(),
+            protected: self.isolation.protected.clone(),
+            env: Some(settings.env),
+            require_namespaces: settings.require_sandbox == RequireSandbox::Full,
             pack,
         };
         IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)
@@ -194,6 +200,7 @@ fn register(
         path: pack.path().to_path_buf(),
         name: pack.name().to_owned(),
         sandbox: pack.sandbox().clone(),
+        may_do: pack.may_do(),
     });
     Ok(LoadedPack {
         path: pack.path().to_path_buf(),

@@ -120,6 +120,12 @@ impl IsolatedPack {
         &self.sandbox
     }
 
+    /// What its sandbox lets it do, in a phrase (see
+    /// [`sandbox::may_do`](super::sandbox::may_do)).
+    pub fn may_do(&self) -> Option<String> {
+        super::sandbox::may_do(&self.spec.open.sandbox, &self.sandbox)
+    }
+
     /// True once it crashed too often and was disabled.
     pub fn is_disabled(&self) -> bool {
         lock(&self.health).disabled
@@ -238,12 +244,19 @@ fn on_crash(health: &Arc<Mutex<Health>>) -> OnCrash {
 }
 
 impl Drop for IsolatedPack {
+    /// Shuts the process down and waits (briefly) until it has ended, so
+    /// that the session ends with its sandbox gone.
     fn drop(&mut self) {
         if let Some(process) = lock(&self.process).take() {
             process.shut_down();
+            process.wait_ended(ENDING_WAIT);
         }
     }
 }
+
+/// How long a session's end waits for a pack's process to end after its
+/// request pipe closed (it is killed after two seconds).
+const ENDING_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl fmt::Debug for IsolatedPack {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

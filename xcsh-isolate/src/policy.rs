@@ -4,13 +4,15 @@
 //! ```toml
 //! [isolation]
 //! all = false              # isolate every pack (as --isolate does)
-//! require_sandbox = false  # refuse to run an isolated pack unconfined
+//! require_sandbox = false  # true: refuse to run an isolated pack unconfined;
+//!                          # "full": refuse it without namespaces (bubblewrap)
 //! memory_limit_mb = 1024   # address-space limit of every isolated pack
 //!
 //! [isolation.packs."packs/libweather.so"]
 //! isolate = true                 # the default for a listed pack
 //! capabilities = ["network"]     # or "write-anywhere"
 //! memory_limit_mb = 256
+//! env = ["WEATHER_API_KEY"]      # passed on from the agent's environment
 //! ```
 //!
 //! Isolation is the user's policy: the table is read from the user's
@@ -23,6 +25,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use xcsh_isolate_protocol::frame::MAX_FRAME_BYTES;
+
+use super::protected::Protected;
 
 /// The environment variable that isolates every pack when `1` or `true`.
 pub const ISOLATE_ENV: &str = "XCSH_ISOLATE";
@@ -39,9 +43,9 @@ pub struct IsolationConfig {
     /// Isolate every pack.
     #[serde(default)]
     pub all: bool,
-    /// Refuse to run an isolated pack where the kernel offers no sandbox.
+    /// How much sandbox an isolated pack must get, or it does not run.
     #[serde(default)]
-    pub require_sandbox: bool,
+    pub require_sandbox: RequireSandbox,
     /// Address-space limit of every isolated pack, in MiB.
     #[serde(default)]
     pub memory_limit_mb: Option<u64>,
@@ -63,6 +67,10 @@ pub struct PackIsolation {
     /// Its address-space limit in MiB (wins over the table's).
     #[serde(default)]
     pub memory_limit_mb: Option<u64>,
+    /// Variables of the agent's environment passed on to it (beyond
+    /// [`environment::ALWAYS`](super::environment::ALWAYS)).
+    #[serde(default)]
+    pub env: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -78,6 +86,46 @@ pub enum Capability {
     Network,
     /// Write anywhere the user may.
     WriteAnywhere,
+}
+
+/// How much of the sandbox an isolated pack must get, or it fails to load:
+/// `require_sandbox = false` (the default), `true` or `"full"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RequireSandbox {
+    /// Run it as confined as the machine allows (`false`).
+    #[default]
+    No,
+    /// Refuse to run it unconfined (`true`): Landlock at least.
+    Confined,
+    /// Refuse to run it without namespaces of its own (bubblewrap), or
+    /// unconfined (`"full"`).
+    Full,
+}
+
+impl<'de> Deserialize<'de> for RequireSandbox {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RequireSandbox;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("true, false or \"full\"")
+            }
+            fn visit_bool<E: serde::de::Error>(self, value: bool) -> Result<Self::Value, E> {
+                Ok(if value {
+                    RequireSandbox::Confined
+                } else {
+                    RequireSandbox::No
+                })
+            }
+            fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<Self::Value, E> {
+                match value {
+                    "full" => Ok(RequireSandbox::Full),
+                    other => Err(E::invalid_value(serde::de::Unexpected::Str(other), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 impl IsolationConfig {
@@ -100,8 +148,10 @@ impl IsolationConfig {
 pub struct IsolationPolicy {
     /// Isolate every pack (`--isolate`, `XCSH_ISOLATE=1` or `all = true`).
     pub all: bool,
-    /// Refuse to run unconfined.
-    pub require_sandbox: bool,
+    /// How much sandbox a pack must get.
+    pub require_sandbox: RequireSandbox,
+    /// What no isolated pack may change (xcsh's directories, pack files).
+    pub protected: Protected,
     /// The default memory limit, in bytes.
     pub memory_limit: Option<u64>,
     /// Per-pack entries, by canonical path where the file exists.
@@ -124,8 +174,10 @@ pub struct PackSettings {
     pub capabilities: Vec<Capability>,
     /// Its memory limit in bytes.
     pub memory_limit: Option<u64>,
-    /// Refuse to run unconfined.
-    pub require_sandbox: bool,
+    /// How much sandbox it must get.
+    pub require_sandbox: RequireSandbox,
+    /// The variables of the agent's environment granted to it.
+    pub env: Vec<String>,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -138,6 +190,7 @@ impl IsolationPolicy {
         Self {
             all: force_all || config.all,
             require_sandbox: config.require_sandbox,
+            protected: Protected::default(),
             memory_limit: config.memory_limit_mb.map(|mb| mb.saturating_mul(MIB)),
             packs: config
                 .packs
@@ -182,6 +235,7 @@ impl IsolationPolicy {
                 .map(|mb| mb.saturating_mul(MIB))
                 .or(self.memory_limit),
             require_sandbox: self.require_sandbox,
+            env: entry.map(|p| p.env.clone()).unwrap_or_default(),
         })
     }
 
@@ -215,7 +269,8 @@ mod tests {
             Some(PackSettings {
                 capabilities: vec![Capability::Network],
                 memory_limit: Some(64 * MIB),
-                require_sandbox: false,
+                require_sandbox: RequireSandbox::No,
+                env: Vec::new(),
             })
         );
         assert_eq!(
@@ -249,6 +304,32 @@ mod tests {
             parse("isolate_all = true\n")
                 .unwrap_err()
                 .contains("unknown field")
+        );
+    }
+
+    #[test]
+    fn require_sandbox_takes_a_boolean_or_full() {
+        for (text, require) in [
+            ("false", RequireSandbox::No),
+            ("true", RequireSandbox::Confined),
+            ("\"full\"", RequireSandbox::Full),
+        ] {
+            let config = parse(&format!("require_sandbox = {text}\n")).unwrap();
+            assert_eq!(config.require_sandbox, require, "{text}");
+        }
+        assert_eq!(
+            parse("require_sandbox = \"namespaces\"\n").unwrap_err(),
+            "invalid value: string \"namespaces\", expected true, false or \"full\""
+        );
+    }
+
+    #[test]
+    fn a_pack_is_granted_variables_by_name() {
+        let config = parse("[packs.\"/p/a.so\"]\nenv = [\"WEATHER_API_KEY\"]\n").unwrap();
+        let policy = IsolationPolicy::new(Some(&config), false);
+        assert_eq!(
+            policy.settings_for(Path::new("/p/a.so")).unwrap().env,
+            ["WEATHER_API_KEY"]
         );
     }
 

@@ -18,6 +18,7 @@ use xcsh_isolate_protocol::{
 
 use super::ending::Ending;
 pub use super::ending::Failure;
+use super::placeholders::Placeholders;
 use super::remote_action::{self, ActionHost};
 use super::serve::SUBCOMMAND;
 pub use super::start_spec::StartSpec;
@@ -72,6 +73,8 @@ pub struct PackProcess {
     shut_down: AtomicBool,
     /// It runs under bubblewrap.
     namespaces: bool,
+    /// The directories made for its sandbox, removed once it has ended.
+    placeholders: Placeholders,
 }
 
 impl std::fmt::Debug for PackProcess {
@@ -108,7 +111,9 @@ impl PackProcess {
             args.push(format!("-{}", "v".repeat(usize::from(spec.verbosity))).into());
         }
         args.push(SUBCOMMAND.into());
-        let (mut command, namespaces) = handover::command(spec, &args)?;
+        let placeholders = Placeholders::new();
+        let (mut command, confinement) = handover::command(spec, &args, &placeholders)?;
+        let namespaces = confinement.entered();
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -123,6 +128,7 @@ impl PackProcess {
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             let _ = child.kill();
+            let _ = child.wait();
             return Err("its process has no pipes".to_owned());
         };
         let stderr = StderrTail::start(stderr, &file_name);
@@ -141,7 +147,7 @@ impl PackProcess {
         }
         let opened = match handshook {
             Ok(Ok((opened, sandbox))) => {
-                match identity::recorded(opened, spec.pack.path(), sandbox, namespaces) {
+                match identity::recorded(opened, spec.pack.path(), sandbox, &confinement) {
                     Ok(opened) => opened,
                     Err(message) => {
                         let _ = child.kill();
@@ -174,6 +180,7 @@ impl PackProcess {
             stderr,
             shut_down: AtomicBool::new(false),
             namespaces,
+            placeholders,
         });
         let reading = Arc::clone(&process);
         let limits = (spec.frame_limit, timeout);
@@ -187,6 +194,15 @@ impl PackProcess {
     /// The pack's name.
     pub fn pack(&self) -> &str {
         &self.pack
+    }
+
+    /// Waits up to `limit` until the process has ended and its sandbox's
+    /// placeholders are gone.
+    pub fn wait_ended(&self, limit: Duration) {
+        let started = Instant::now();
+        while lock(&self.waiters).ended.is_none() && started.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 
     /// True once the process has ended (or is being stopped).
@@ -390,6 +406,7 @@ impl PackProcess {
             stop_reason,
             self.namespaces,
         );
+        self.placeholders.remove_all();
         let crashed = !self.shut_down.load(Ordering::Acquire);
         // Count the crash before anyone waiting hears of it, so their next
         // call sees the pack disabled if this was one crash too many.

@@ -117,5 +117,78 @@ pub fn describe(status: &SandboxStatus) -> String {
             }
             _ => "sandboxed (bubblewrap, no Landlock inside)".to_owned(),
         },
+        SandboxStatus::LandlockOnly { reason, landlock } => match &**landlock {
+            SandboxStatus::Enforced { abi } => {
+                format!("sandboxed (Landlock only: {reason}; Landlock ABI {abi})")
+            }
+            SandboxStatus::Partial { abi } => format!(
+                "partly sandboxed (Landlock only: {reason}; Landlock ABI {abi} lacks some restrictions)"
+            ),
+            SandboxStatus::Unconfined { reason: why } => format!("unconfined: {why}; {reason}"),
+            other => describe(other),
+        },
+    }
+}
+
+/// What a pack's sandbox lets it do, in one short phrase for `xcsh tools`:
+/// `may write the working directory, no network`; `None` where it runs
+/// unconfined (the status says so).
+pub fn may_do(request: &SandboxRequest, status: &SandboxStatus) -> Option<String> {
+    if matches!(status, SandboxStatus::Unconfined { .. }) {
+        return None;
+    }
+    let write = if request.write_anywhere {
+        "may write anywhere"
+    } else {
+        "may write the working directory"
+    };
+    let network = if request.network {
+        "network"
+    } else {
+        "no network"
+    };
+    Some(format!("{write}, {network}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_namespaces_the_status_says_landlock_only_and_why() {
+        let alone = |landlock| SandboxStatus::LandlockOnly {
+            reason: "bubblewrap is not installed".to_owned(),
+            landlock: Box::new(landlock),
+        };
+        assert_eq!(
+            describe(&alone(SandboxStatus::Enforced { abi: 7 })),
+            "sandboxed (Landlock only: bubblewrap is not installed; Landlock ABI 7)"
+        );
+        assert_eq!(
+            describe(&alone(SandboxStatus::Unconfined {
+                reason: "this kernel has no Landlock".to_owned()
+            })),
+            "unconfined: this kernel has no Landlock; bubblewrap is not installed"
+        );
+    }
+
+    #[test]
+    fn the_phrase_follows_the_grants() {
+        let confined = SandboxStatus::Enforced { abi: 7 };
+        let mut request = SandboxRequest::default();
+        assert_eq!(
+            may_do(&request, &confined).unwrap(),
+            "may write the working directory, no network"
+        );
+        request.network = true;
+        request.write_anywhere = true;
+        assert_eq!(
+            may_do(&request, &confined).unwrap(),
+            "may write anywhere, network"
+        );
+        let unconfined = SandboxStatus::Unconfined {
+            reason: "granted network and write-anywhere".to_owned(),
+        };
+        assert_eq!(may_do(&request, &unconfined), None);
     }
 }

@@ -8,6 +8,8 @@ use std::time::Duration;
 use xcsh_isolate_protocol::OpenPack;
 use xcsh_loader::SealedPack;
 
+use super::protected::Protected;
+
 /// What starting a pack's process needs.
 #[derive(Clone, Debug)]
 pub struct StartSpec {
@@ -24,6 +26,16 @@ pub struct StartSpec {
     /// The largest frame read from the process (see
     /// [`IsolationPolicy::frame_limit`](super::IsolationPolicy::frame_limit)).
     pub frame_limit: usize,
+    /// What its sandbox keeps read-only beyond the working directory's
+    /// records.
+    pub protected: Protected,
+    /// The variables of the agent's environment granted to it (see
+    /// [`environment`](super::environment)); `None`: all of them, for a
+    /// check that writes nothing and reaches nothing (`xcsh pack add`).
+    pub env: Option<Vec<String>>,
+    /// Refuse to start it without namespaces of its own (`require_sandbox
+    /// = "full"`).
+    pub require_namespaces: bool,
     /// How long it may take to open the pack (load-time code, checks and
     /// factory) and answer; past it the process is killed. `None`: no
     /// limit.

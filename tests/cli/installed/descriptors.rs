@@ -115,6 +115,9 @@ fn a_pack_offering_other_descriptors_at_first_use_is_refused_until_added_again()
 
         // Same file, another environment: the tool the model was shown is
         // not the one the pack now offers.
+        if isolated {
+            env.grant_env(&path, &[DESCRIPTION]);
+        }
         let output = ok(run_with(
             &env,
             &["run"],

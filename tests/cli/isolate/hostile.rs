@@ -84,19 +84,27 @@ fn with_program(template: &Command, program: &Path) -> Command {
     command
 }
 
-#[test]
-fn a_script_planted_over_xcsh_never_runs_when_the_pack_restarts() {
-    let env = Env::new();
-    // xcsh where the pack can write: in the working directory.
+/// `command` where no bubblewrap can be found: the Landlock-only sandbox.
+pub fn landlock_only(mut command: Command) -> Command {
+    command.env("PATH", "/nonexistent");
+    command
+}
+
+/// xcsh copied where the pack can write (in the working directory), the
+/// run and what the pack plants over it.
+fn plant_over_xcsh(env: &Env, bubblewrap: bool) -> (Vec<String>, PathBuf, PathBuf) {
     let binary = env.work().join("bin/xcsh");
     std::fs::create_dir_all(binary.parent().unwrap()).unwrap();
     std::fs::copy(XCSH, &binary).unwrap();
     let marker = env.work().join("bin/ran-unsandboxed");
     let script = format!("#!/bin/sh\nid > '{}'\n", marker.display());
     let deleted = format!("{} (deleted)", binary.display());
-    let command = with_program(&isolated(&env), &binary);
+    let mut command = with_program(&isolated(env), &binary);
+    if !bubblewrap {
+        command = landlock_only(command);
+    }
     let output = run_between(
-        &env,
+        env,
         command,
         &[
             call(
@@ -108,7 +116,6 @@ fn a_script_planted_over_xcsh_never_runs_when_the_pack_restarts() {
         ],
     );
     let texts = texts(&output);
-    assert_eq!(texts[1], "planted");
     assert!(
         texts[2].starts_with("Tool abort_now crashed: "),
         "{texts:?}"
@@ -118,12 +125,50 @@ fn a_script_planted_over_xcsh_never_runs_when_the_pack_restarts() {
         "restarted as xcsh: {texts:?}"
     );
     assert!(!marker.exists(), "the planted script ran");
-    assert_eq!(std::fs::read_to_string(&binary).unwrap(), script);
+    (texts, binary, marker)
+}
+
+#[test]
+fn a_script_planted_over_xcsh_never_runs_when_the_pack_restarts() {
+    // In namespaces the binary cannot be replaced at all.
+    super::namespaces::bubblewrap();
+    let env = Env::new();
+    let (texts, binary, _) = plant_over_xcsh(&env, true);
+    assert_eq!(
+        texts[1],
+        format!(
+            "{}: Device or resource busy (os error 16)",
+            binary.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read(&binary).unwrap(),
+        std::fs::read(XCSH).unwrap()
+    );
+
+    // With Landlock alone it can be, and the restart still runs the agent's
+    // own image, not the script.
+    let env = Env::new();
+    let (texts, binary, _) = plant_over_xcsh(&env, false);
+    assert_eq!(texts[1], "planted");
+    assert!(
+        std::fs::read_to_string(&binary)
+            .unwrap()
+            .starts_with("#!/bin/sh")
+    );
 }
 
 #[test]
 fn a_forged_opened_reply_names_no_other_pack_and_claims_no_sandbox() {
     let env = Env::new();
+    // The variable that makes it forge is passed to it by the user's grant.
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
+        &format!(
+            "[isolation.packs.{:?}]\nenv = [\"XCSH_FIXTURE_FORGE_OPENED\"]\n",
+            arg(&hostile())
+        ),
+    );
     let mut command = env.command(&["tools", "--isolate", "--plugin", arg(&hostile())]);
     command.env("XCSH_FIXTURE_FORGE_OPENED", "harmless");
     let output = env.run_command(command, "");
@@ -217,34 +262,52 @@ fn a_frame_over_the_result_cap_is_refused_before_it_is_read() {
 /// checked, so the in-process pack goes on as it was.
 #[test]
 fn an_in_process_library_rewritten_in_place_does_not_change_the_agent() {
-    let env = Env::new();
-    let library = crate::support::copy_pack("batch-rename", &env.work().join("packs"));
-    crate::support::write(
-        &env.user_config_dir().join("config.toml"),
-        &format!("[isolation.packs.{:?}]\n", arg(&hostile())),
-    );
-    let command = env.command(&[
-        "run",
-        "--plugin",
-        arg(&library),
-        "--plugin",
-        arg(&hostile()),
-        "-",
-    ]);
-    let output = run_between(
-        &env,
-        command,
-        &[
-            call("overwrite_in_place", json!({"text": arg(&library)})),
-            preview_line(&["new-a.txt"], json!({"kind": "suffix", "suffix": ".bak"})),
-        ],
-    );
-    let texts = texts(&output);
-    assert_eq!(texts[1], "overwritten");
-    // The pack's own code answered (rewritten, it would trap on 0xCC).
-    assert_eq!(texts[2], "new-a.txt: no such file");
-    assert!(
-        std::fs::read(&library).unwrap().iter().all(|&b| b == 0xCC),
-        "the file itself was rewritten"
-    );
+    super::namespaces::bubblewrap();
+    for bubblewrap in [true, false] {
+        let env = Env::new();
+        let library = crate::support::copy_pack("batch-rename", &env.work().join("packs"));
+        let original = std::fs::read(&library).unwrap();
+        crate::support::write(
+            &env.user_config_dir().join("config.toml"),
+            &format!("[isolation.packs.{:?}]\n", arg(&hostile())),
+        );
+        let mut command = env.command(&[
+            "run",
+            "--plugin",
+            arg(&library),
+            "--plugin",
+            arg(&hostile()),
+            "-",
+        ]);
+        if !bubblewrap {
+            command = landlock_only(command);
+        }
+        let output = run_between(
+            &env,
+            command,
+            &[
+                call("overwrite_in_place", json!({"text": arg(&library)})),
+                preview_line(&["new-a.txt"], json!({"kind": "suffix", "suffix": ".bak"})),
+            ],
+        );
+        let texts = texts(&output);
+        // The pack's own code answered (rewritten, it would trap on 0xCC).
+        assert_eq!(texts[2], "new-a.txt: no such file");
+        if bubblewrap {
+            // A library the agent loads is read-only in the namespaces.
+            assert_eq!(
+                texts[1],
+                format!("{}: Read-only file system (os error 30)", library.display())
+            );
+            assert_eq!(std::fs::read(&library).unwrap(), original);
+        } else {
+            // Landlock alone lets it write there; the agent runs its
+            // sealed copy all the same.
+            assert_eq!(texts[1], "overwritten");
+            assert!(
+                std::fs::read(&library).unwrap().iter().all(|&b| b == 0xCC),
+                "the file itself was rewritten"
+            );
+        }
+    }
 }

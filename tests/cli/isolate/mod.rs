@@ -8,7 +8,9 @@ mod handover;
 mod hostile;
 mod namespaces;
 mod parity;
+mod records;
 mod sandbox;
+mod status;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -129,10 +131,20 @@ impl TestAgent {
     }
 }
 
+/// The names in `dir`, but for the empty `.git` and `.xcsh` an isolated
+/// pack's sandbox needs while it runs (removed when it ends).
 pub fn files(dir: &Path) -> Vec<String> {
+    let placeholder = |path: &Path| {
+        [".git", ".xcsh"]
+            .map(std::ffi::OsStr::new)
+            .contains(&path.file_name().unwrap())
+            && fs::read_dir(path).is_ok_and(|mut d| d.next().is_none())
+    };
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .map(|e| e.unwrap().path())
+        .filter(|path| !placeholder(path))
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     names.sort();
     names
@@ -147,5 +159,6 @@ pub fn entry(
         isolate: true,
         capabilities,
         memory_limit_mb,
+        env: Vec::new(),
     }
 }

@@ -1,0 +1,107 @@
+//! What `xcsh tools` says of an isolated pack's sandbox, what
+//! `require_sandbox` demands, and the environment a pack gets.
+
+use serde_json::json;
+
+use super::hostile::{call, hostile, isolated, landlock_only, run_between, texts};
+use super::namespaces::bubblewrap;
+use crate::support::{Env, arg, canonical};
+
+/// The `kill_parent` line of `xcsh tools` over the hostile pack, and the
+/// whole output.
+fn tools_line(env: &Env, without_bubblewrap: bool) -> (String, String) {
+    let mut command = env.command(&["tools", "--isolate", "--plugin", arg(&hostile())]);
+    if without_bubblewrap {
+        command = landlock_only(command);
+    }
+    let output = env.run_command(command, "");
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let line = output
+        .stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("kill_parent"))
+        .map(str::to_owned)
+        .unwrap_or_default();
+    (line, output.stdout)
+}
+
+#[test]
+fn tools_says_how_a_pack_is_confined_and_what_it_may_do() {
+    bubblewrap();
+    let env = Env::new();
+    let (line, _) = tools_line(&env, false);
+    assert!(
+        line.ends_with(
+            ", isolated, sandboxed (bubblewrap, Landlock ABI 7), may write the working directory, no network"
+        ),
+        "{line}"
+    );
+    let (line, _) = tools_line(&env, true);
+    assert!(
+        line.ends_with(
+            ", isolated, sandboxed (Landlock only: bubblewrap is not installed; Landlock ABI 7), may write the working directory, no network"
+        ),
+        "{line}"
+    );
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
+        &format!(
+            "[isolation.packs.{:?}]\ncapabilities = [\"network\"]\n",
+            arg(&hostile())
+        ),
+    );
+    let (line, _) = tools_line(&env, false);
+    assert!(
+        line.ends_with(", may write the working directory, network"),
+        "{line}"
+    );
+}
+
+#[test]
+fn require_sandbox_full_refuses_a_pack_without_namespaces() {
+    bubblewrap();
+    let env = Env::new();
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
+        "[isolation]\nrequire_sandbox = \"full\"\n",
+    );
+    let (line, _) = tools_line(&env, false);
+    assert!(line.contains("sandboxed (bubblewrap, "), "{line}");
+    let (line, out) = tools_line(&env, true);
+    assert!(line.is_empty(), "{out}");
+    assert!(
+        out.contains(&format!(
+            "Failed to load tool pack {}: refusing to run it without namespaces (bubblewrap is not installed): the config sets require_sandbox = \"full\"",
+            canonical(&hostile()).display()
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_isolated_pack_gets_only_the_basic_environment_and_what_is_granted() {
+    bubblewrap();
+    let env = Env::new();
+    env.grant_env(&canonical(&hostile()), &["WEATHER_API_KEY"]);
+    let mut command = isolated(&env);
+    command
+        .env("OPENAI_API_KEY", "sk-not-for-packs")
+        .env("WEATHER_API_KEY", "granted");
+    let output = run_between(
+        &env,
+        command,
+        &[
+            call("read_env", json!({"text": "OPENAI_API_KEY"})),
+            call("read_env", json!({"text": "WEATHER_API_KEY"})),
+            call("read_env", json!({"text": "HOME"})),
+        ],
+    );
+    assert_eq!(
+        texts(&output)[1..4],
+        [
+            "unset".to_owned(),
+            "granted".to_owned(),
+            env.home.path().display().to_string()
+        ]
+    );
+}

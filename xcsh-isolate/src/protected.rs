@@ -1,0 +1,183 @@
+//! What a sandboxed pack must not change although it lies where the pack
+//! may write: xcsh's records (`.xcsh/`, `.git/`), its own directories
+//! (config, data, cache), its binary and every pack library and pack
+//! directory it loads from.
+//!
+//! bubblewrap binds each such path read-only over the writable view. A
+//! read-only bind alone is not enough: a pack could rename the directory
+//! that holds it and put a file of its own at the old path. So every
+//! directory between the writable root and the protected path is bound
+//! onto itself too (still writable): a mount point cannot be renamed or
+//! removed (`Device or resource busy`).
+
+use std::path::{Component, Path, PathBuf};
+
+/// What the agent keeps read-only for every isolated pack, beyond the
+/// working directory's records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Protected {
+    /// xcsh's own directories (config, data with the pack registry, cache
+    /// with the first-seen records): created empty where missing, so that
+    /// no pack can create them.
+    pub own_dirs: Vec<PathBuf>,
+    /// Pack libraries and the directories packs are loaded from, kept
+    /// where they exist.
+    pub paths: Vec<PathBuf>,
+}
+
+/// `path` with its deepest existing ancestor canonical: where it would be
+/// created.
+pub fn resolved(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(found) = std::fs::canonicalize(at) {
+            return rest.iter().rev().fold(found, |path, part| path.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// One mount of the sandbox's view, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mount {
+    /// `--bind PATH PATH`: a directory made a mount point, still writable.
+    Pin(PathBuf),
+    /// `--ro-bind PATH PATH`: read-only, with everything beneath it.
+    ReadOnly(PathBuf),
+}
+
+/// The mounts that keep `protected` unchanged where it lies beneath one of
+/// the `writable` roots (canonical paths; a root itself may be protected,
+/// and then it is bound read-only whole). A path that does not exist gets
+/// no mount (see [`placeholders`](super::placeholders)); a path beneath
+/// another protected path is covered by that one.
+pub fn mounts(writable: &[PathBuf], protected: &[PathBuf]) -> Vec<Mount> {
+    let mut kept: Vec<(PathBuf, &Path)> = protected
+        .iter()
+        .filter_map(|path| std::fs::canonicalize(path).ok())
+        .filter_map(|path| {
+            let root = writable.iter().find(|root| path.starts_with(root))?;
+            Some((path, root.as_path()))
+        })
+        .collect();
+    kept.sort();
+    kept.dedup();
+    let covered = |path: &Path, all: &[(PathBuf, &Path)]| {
+        all.iter()
+            .any(|(other, _)| other != path && path.starts_with(other))
+    };
+    let kept: Vec<(PathBuf, &Path)> = kept
+        .iter()
+        .filter(|(path, _)| !covered(path, &kept))
+        .cloned()
+        .collect();
+    let mut pins: Vec<PathBuf> = Vec::new();
+    for (path, root) in &kept {
+        let mut between = root.to_path_buf();
+        let Ok(rest) = path.strip_prefix(root) else {
+            continue;
+        };
+        let parts: Vec<Component<'_>> = rest.components().collect();
+        for part in parts.iter().take(parts.len().saturating_sub(1)) {
+            between.push(part);
+            if !pins.contains(&between) {
+                pins.push(between.clone());
+            }
+        }
+    }
+    pins.sort_by_key(|path| path.components().count());
+    pins.into_iter()
+        .map(Mount::Pin)
+        .chain(kept.into_iter().map(|(path, _)| Mount::ReadOnly(path)))
+        .collect()
+}
+
+/// The records of the working directory `cwd` that are protected whether
+/// or not they exist yet: `.xcsh/` and `.git/`.
+pub fn records_of(cwd: &Path) -> [PathBuf; 2] {
+    [cwd.join(".xcsh"), cwd.join(".git")]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = std::fs::canonicalize(dir.path()).unwrap();
+        (dir, path)
+    }
+
+    #[test]
+    fn every_directory_down_to_a_protected_file_is_pinned_shallow_first() {
+        let (_dir, root) = dir();
+        std::fs::create_dir_all(root.join("target/debug")).unwrap();
+        std::fs::write(root.join("target/debug/xcsh"), "").unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        let protected = [root.join("target/debug/xcsh"), root.join(".git")];
+        assert_eq!(
+            mounts(std::slice::from_ref(&root), &protected),
+            [
+                Mount::Pin(root.join("target")),
+                Mount::Pin(root.join("target/debug")),
+                Mount::ReadOnly(root.join(".git")),
+                Mount::ReadOnly(root.join("target/debug/xcsh")),
+            ]
+        );
+    }
+
+    #[test]
+    fn paths_outside_the_writable_roots_missing_or_covered_get_nothing() {
+        let (_dir, root) = dir();
+        let (_other, outside) = dir();
+        std::fs::create_dir_all(root.join(".xcsh/packs")).unwrap();
+        std::fs::write(root.join(".xcsh/packs/liba.so"), "").unwrap();
+        let protected = [
+            root.join(".xcsh/packs/liba.so"),
+            root.join(".xcsh"),
+            root.join(".git"),
+            outside.clone(),
+        ];
+        assert_eq!(
+            mounts(std::slice::from_ref(&root), &protected),
+            [Mount::ReadOnly(root.join(".xcsh"))]
+        );
+    }
+
+    #[test]
+    fn a_protected_root_is_bound_read_only_whole() {
+        let (_dir, root) = dir();
+        assert_eq!(
+            mounts(std::slice::from_ref(&root), std::slice::from_ref(&root)),
+            [Mount::ReadOnly(root.clone())]
+        );
+    }
+
+    #[test]
+    fn a_missing_path_resolves_through_its_existing_ancestors() {
+        let (_dir, root) = dir();
+        std::os::unix::fs::symlink(&root, root.join("link")).unwrap();
+        assert_eq!(
+            resolved(&root.join("link/.config/xcsh")),
+            root.join(".config/xcsh")
+        );
+    }
+
+    #[test]
+    fn a_link_is_followed_to_what_it_names() {
+        let (_dir, root) = dir();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        assert_eq!(
+            mounts(std::slice::from_ref(&root), &[root.join("link")]),
+            [Mount::ReadOnly(root.join("real"))]
+        );
+    }
+}
