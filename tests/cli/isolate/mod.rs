@@ -4,10 +4,12 @@
 
 mod cli;
 mod crashes;
+mod file_state;
 mod handover;
 mod hostile;
 mod namespaces;
 mod parity;
+mod reach;
 mod sandbox;
 
 use std::fs;

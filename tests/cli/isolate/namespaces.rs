@@ -14,7 +14,7 @@ use super::hostile::{call, isolated, run_between, texts};
 use crate::support::{Env, arg};
 
 /// `bwrap`, installed by the project's script if missing (on Debian).
-fn bubblewrap() -> &'static PathBuf {
+pub(super) fn bubblewrap() -> &'static PathBuf {
     static FOUND: OnceLock<PathBuf> = OnceLock::new();
     FOUND.get_or_init(|| {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/provision-bubblewrap");
