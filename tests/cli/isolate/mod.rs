@@ -2,6 +2,7 @@
 //! through the agent library with this build's `xcsh` as the pack host, and
 //! end to end through `xcsh run`, `xcsh tools` and `xcsh mcp`.
 
+mod as_user;
 mod cli;
 mod crashes;
 mod file_state;
@@ -10,6 +11,7 @@ mod hostile;
 mod namespaces;
 mod parity;
 mod reach;
+mod reach_as_user;
 mod sandbox;
 
 use std::fs;
