@@ -1,8 +1,9 @@
 //! Running `xcsh` as an ordinary user: `xcsh-test`, created with the
 //! system's `useradd` when missing, switched to with `setpriv`. Only root
-//! can do either, so where the tests do not run as root (CI runs them as
-//! root) [`UserEnv::new`] prints why and gives `None`, and the test that
-//! asked passes without running.
+//! can do either, so where the tests do not run as root [`UserEnv::new`]
+//! prints why and gives `None`, and the test that asked passes without
+//! running. CI runs them as root: there they run, and a user that cannot
+//! be created fails them.
 
 use std::ffi::OsStr;
 use std::os::unix::fs::PermissionsExt as _;
@@ -39,20 +40,21 @@ fn existing() -> Option<User> {
     })
 }
 
-/// The ordinary user, created if missing (as root only), or why there is
-/// none.
-fn user() -> Result<User, String> {
-    static USER: OnceLock<Result<User, String>> = OnceLock::new();
-    USER.get_or_init(|| {
+/// The ordinary user, created if missing; `None` when the tests do not
+/// run as root. As root, a user that cannot be created fails the test
+/// (CI runs as root: these tests must not quietly pass there).
+fn user() -> Option<User> {
+    static USER: OnceLock<Option<User>> = OnceLock::new();
+    *USER.get_or_init(|| {
         if !rustix::process::geteuid().is_root() {
-            return Err("the tests do not run as root, who alone can switch user".to_owned());
+            return None;
         }
         // Another test process may be adding it at the same time (then
         // `useradd` fails and the user is there), or hold the lock on
         // `/etc/passwd` (then it fails and is tried again).
         for _ in 0..50 {
             if let Some(user) = existing() {
-                return Ok(user);
+                return Some(user);
             }
             let status = Command::new("useradd")
                 .args([
@@ -63,14 +65,13 @@ fn user() -> Result<User, String> {
                 ])
                 .arg(NAME)
                 .status()
-                .map_err(|e| format!("useradd: {e}"))?;
+                .unwrap_or_else(|e| panic!("useradd, to create user {NAME}: {e}"));
             if !status.success() {
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
         }
-        existing().ok_or_else(|| format!("useradd could not create user {NAME}"))
+        Some(existing().unwrap_or_else(|| panic!("useradd could not create user {NAME}")))
     })
-    .clone()
 }
 
 /// Whether `user` can run this build's `xcsh` and read the packs where
@@ -126,14 +127,13 @@ pub struct UserEnv {
 
 impl UserEnv {
     /// The ordinary user's environment, or `None` (with the reason
-    /// printed) where the tests cannot switch to it.
+    /// printed) where the tests do not run as root.
     pub fn new() -> Option<Self> {
-        let user = match user() {
-            Ok(user) => user,
-            Err(why) => {
-                eprintln!("skipped: this test runs as user {NAME}, and {why}");
-                return None;
-            }
+        let Some(user) = user() else {
+            eprintln!(
+                "skipped: this test runs as user {NAME}, and only root can create it and switch to it"
+            );
+            return None;
         };
         let base = TempDir::new_in("/var/tmp").expect("/var/tmp, which every user may reach");
         std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
