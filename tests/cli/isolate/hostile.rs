@@ -5,6 +5,7 @@
 //! over the result cap. None of it reaches beyond its process, and the
 //! other pack's pending action survives.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -67,11 +68,11 @@ pub fn isolated(env: &Env) -> Command {
     ])
 }
 
-/// `template` with another program: the same arguments, directory and
-/// environment.
-fn with_program(template: &Command, program: &Path) -> Command {
+/// `template` with another program, given `leading` arguments before
+/// `template`'s own: the same arguments, directory and environment.
+pub fn with_program(template: &Command, program: &Path, leading: &[&OsStr]) -> Command {
     let mut command = Command::new(program);
-    command.args(template.get_args());
+    command.args(leading).args(template.get_args());
     if let Some(dir) = template.get_current_dir() {
         command.current_dir(dir);
     }
@@ -99,7 +100,7 @@ fn plant_over_xcsh(env: &Env, bubblewrap: bool) -> (Vec<String>, PathBuf, PathBu
     let marker = env.work().join("bin/ran-unsandboxed");
     let script = format!("#!/bin/sh\nid > '{}'\n", marker.display());
     let deleted = format!("{} (deleted)", binary.display());
-    let mut command = with_program(&isolated(env), &binary);
+    let mut command = with_program(&isolated(env), &binary, &[]);
     if !bubblewrap {
         command = landlock_only(command);
     }

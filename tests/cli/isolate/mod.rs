@@ -2,12 +2,16 @@
 //! through the agent library with this build's `xcsh` as the pack host, and
 //! end to end through `xcsh run`, `xcsh tools` and `xcsh mcp`.
 
+mod as_user;
 mod cli;
 mod crashes;
+mod file_state;
 mod handover;
 mod hostile;
 mod namespaces;
 mod parity;
+mod reach;
+mod reach_as_user;
 mod records;
 mod sandbox;
 mod status;

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::hostile::{call, isolated, run_between, texts};
-use crate::support::{Env, arg};
+use crate::support::{Env, Output, arg};
 
 /// `bwrap`, installed by the project's script if missing (on Debian).
 pub fn bubblewrap() -> &'static PathBuf {
@@ -39,11 +39,17 @@ fn status(env: &Env) -> String {
         ],
         "",
     );
+    kill_parent_line(&output)
+}
+
+/// The line of `xcsh tools`'s `output` for the hostile pack's
+/// `kill_parent`, which ends with the pack's sandbox status.
+pub(super) fn kill_parent_line(output: &Output) -> String {
     output
         .stdout
         .lines()
         .find(|line| line.trim_start().starts_with("kill_parent"))
-        .unwrap()
+        .unwrap_or_else(|| panic!("{output:?}"))
         .to_owned()
 }
 
