@@ -1,11 +1,14 @@
 //! What an isolated pack's process does to itself before it opens the
-//! pack: an address-space limit, then the Landlock sandbox.
+//! pack: an address-space limit, then the Landlock sandbox, then the
+//! seccomp filter ([`seccomp`](crate::seccomp)).
 //!
 //! Runs on the child's only thread, before any other starts: Landlock
 //! restricts the calling thread and the threads and processes it starts
 //! afterwards.
 
 use xcsh_isolate_protocol::{SandboxRequest, SandboxStatus};
+
+use crate::seccomp;
 
 /// Limits the process's address space to `bytes` (`RLIMIT_AS`): a runaway
 /// allocation in the pack then fails instead of exhausting the machine.
@@ -28,22 +31,50 @@ pub fn limit_memory(bytes: u64) -> Result<(), String> {
     }
 }
 
-/// Enters the sandbox `request` describes, as far as the kernel allows.
+/// What Landlock made of a request.
+enum Landlock {
+    Enforced(u32),
+    Partial(u32),
+    Unconfined(String),
+}
+
+/// Enters the sandbox `request` describes, as far as the kernel allows:
+/// no new privileges (whatever is granted, so no set-user-ID program
+/// gains any), Landlock unless granted both `network` and
+/// `write-anywhere`, then the seccomp filter, which refuses its
+/// always-refused calls even then.
 ///
 /// # Errors
 ///
-/// The kernel has Landlock but refused the ruleset.
+/// The kernel refused `PR_SET_NO_NEW_PRIVS`, or has Landlock but refused
+/// the ruleset, or refused the seccomp filter.
 pub fn enter(request: &SandboxRequest) -> Result<SandboxStatus, String> {
-    if request.write_anywhere && request.network {
-        return Ok(SandboxStatus::Unconfined {
-            reason: "granted network and write-anywhere".to_owned(),
-        });
-    }
-    landlock_enter(request)
+    no_new_privileges()?;
+    let landlock = if request.write_anywhere && request.network {
+        Landlock::Unconfined("granted network and write-anywhere".to_owned())
+    } else {
+        landlock_enter(request)?
+    };
+    let seccomp = seccomp::install(request)?;
+    Ok(match landlock {
+        Landlock::Enforced(abi) => SandboxStatus::Enforced { abi, seccomp },
+        Landlock::Partial(abi) => SandboxStatus::Partial { abi, seccomp },
+        Landlock::Unconfined(reason) => SandboxStatus::Unconfined { reason, seccomp },
+    })
 }
 
 #[cfg(target_os = "linux")]
-fn landlock_enter(request: &SandboxRequest) -> Result<SandboxStatus, String> {
+fn no_new_privileges() -> Result<(), String> {
+    nix::sys::prctl::set_no_new_privs().map_err(|e| format!("cannot set PR_SET_NO_NEW_PRIVS: {e}"))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn no_new_privileges() -> Result<(), String> {
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, String> {
     use landlock::{
         ABI, Access as _, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr as _,
         RulesetCreatedAttr as _, RulesetStatus, path_beneath_rules,
@@ -81,41 +112,65 @@ fn landlock_enter(request: &SandboxRequest) -> Result<SandboxStatus, String> {
         LandlockStatus::NotEnabled | LandlockStatus::NotImplemented => 0,
     };
     Ok(match status.ruleset {
-        RulesetStatus::FullyEnforced => SandboxStatus::Enforced { abi },
-        RulesetStatus::PartiallyEnforced => SandboxStatus::Partial { abi },
-        RulesetStatus::NotEnforced => SandboxStatus::Unconfined {
-            reason: match status.landlock {
+        RulesetStatus::FullyEnforced => Landlock::Enforced(abi),
+        RulesetStatus::PartiallyEnforced => Landlock::Partial(abi),
+        RulesetStatus::NotEnforced => Landlock::Unconfined(
+            match status.landlock {
                 LandlockStatus::NotEnabled => "Landlock is not enabled in this kernel",
                 _ => "this kernel has no Landlock",
             }
             .to_owned(),
-        },
+        ),
     })
 }
 
 #[cfg(not(target_os = "linux"))]
-fn landlock_enter(_request: &SandboxRequest) -> Result<SandboxStatus, String> {
-    Ok(SandboxStatus::Unconfined {
-        reason: "no sandbox on this operating system".to_owned(),
-    })
+fn landlock_enter(_request: &SandboxRequest) -> Result<Landlock, String> {
+    Ok(Landlock::Unconfined(
+        "no sandbox on this operating system".to_owned(),
+    ))
 }
 
 /// How `xcsh tools` describes a sandbox status.
 pub fn describe(status: &SandboxStatus) -> String {
     match status {
-        SandboxStatus::Enforced { abi } => format!("sandboxed (Landlock ABI {abi})"),
-        SandboxStatus::Partial { abi } => {
-            format!("partly sandboxed (Landlock ABI {abi} lacks some restrictions)")
+        SandboxStatus::Enforced { abi, seccomp } => {
+            format!("sandboxed (Landlock ABI {abi}{})", filtered(*seccomp))
         }
-        SandboxStatus::Unconfined { reason } => format!("unconfined: {reason}"),
+        SandboxStatus::Partial { abi, seccomp } => format!(
+            "partly sandboxed (Landlock ABI {abi} lacks some restrictions{})",
+            filtered(*seccomp)
+        ),
+        SandboxStatus::Unconfined { reason, seccomp } => {
+            format!("unconfined: {reason}{}", filtered(*seccomp))
+        }
         SandboxStatus::Namespaces { landlock } => match &**landlock {
-            SandboxStatus::Enforced { abi } => {
-                format!("sandboxed (bubblewrap, Landlock ABI {abi})")
+            SandboxStatus::Enforced { abi, seccomp } => {
+                format!(
+                    "sandboxed (bubblewrap, Landlock ABI {abi}{})",
+                    filtered(*seccomp)
+                )
             }
-            SandboxStatus::Partial { abi } => {
-                format!("sandboxed (bubblewrap, Landlock ABI {abi} partly)")
+            SandboxStatus::Partial { abi, seccomp } => {
+                format!(
+                    "sandboxed (bubblewrap, Landlock ABI {abi} partly{})",
+                    filtered(*seccomp)
+                )
             }
-            _ => "sandboxed (bubblewrap, no Landlock inside)".to_owned(),
+            SandboxStatus::Unconfined { seccomp, .. } => {
+                format!(
+                    "sandboxed (bubblewrap, no Landlock inside{})",
+                    filtered(*seccomp)
+                )
+            }
+            SandboxStatus::Namespaces { .. } => {
+                "sandboxed (bubblewrap, no Landlock inside)".to_owned()
+            }
         },
     }
+}
+
+/// The phrase `describe` adds for the seccomp filter.
+fn filtered(seccomp: bool) -> &'static str {
+    if seccomp { ", seccomp" } else { ", no seccomp" }
 }

@@ -9,6 +9,7 @@ mod hostile;
 mod namespaces;
 mod parity;
 mod sandbox;
+mod seccomp;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -43,7 +43,7 @@ fn probe(capabilities: Vec<Capability>) -> TestAgent {
 /// sandbox lets a pack write in): the target directory's scratch space,
 /// unless the clone itself lives under the temporary directory, then
 /// `/var/tmp` or the home directory.
-fn outside() -> TempDir {
+pub(super) fn outside() -> TempDir {
     let temp = std::env::temp_dir()
         .canonicalize()
         .expect("the temporary directory exists");
@@ -123,7 +123,7 @@ fn an_isolated_pack_opens_no_network_connection() {
     assert_eq!(
         refused.text(),
         format!(
-            "cannot connect to {}: Permission denied (os error 13)",
+            "cannot connect to {}: Operation not permitted (os error 1)",
             listener.local_addr().unwrap()
         )
     );
