@@ -1,8 +1,8 @@
 //! The seccomp filter of an isolated pack's process (`xcsh_isolate::seccomp`),
 //! under bubblewrap and under Landlock alone (no `bwrap` on `PATH`): a
 //! hostile pack starts processes, traces, uses key rings, namespaces,
-//! mounts and io_uring, and reaches UDP and Unix sockets the test listens
-//! on. Each act is refused with the kernel's error, nothing reaches the
+//! mounts, io_uring and a terminal's input, and reaches UDP and Unix
+//! sockets the test listens on. Each act is refused with the kernel's error, nothing reaches the
 //! listeners, and the agent and the other pack's pending action are intact;
 //! granted `processes` or `network`, the same calls succeed.
 
@@ -149,6 +149,7 @@ fn tracing_key_rings_namespaces_mounts_and_io_uring_are_refused_whatever_is_gran
         ("keyctl", "keyctl"),
         ("add_key", "add_key"),
         ("unshare_user", "unshare(CLONE_NEWUSER)"),
+        ("clone_user", "clone(CLONE_NEWUSER)"),
         ("mount", "mount"),
         ("io_uring_setup", "io_uring_setup"),
     ];
@@ -169,6 +170,26 @@ fn tracing_key_rings_namespaces_mounts_and_io_uring_are_refused_whatever_is_gran
                 "{engine:?} {grants:?}"
             );
         }
+    }
+}
+
+/// Typing into a terminal: Landlock alone refuses device ioctls on what a
+/// pack opens (ABI 5 and later), but a pack granted everything runs without
+/// Landlock; the filter refuses `TIOCSTI` all the same.
+#[test]
+fn typing_into_a_terminal_is_refused_even_granted_everything() {
+    for engine in BOTH {
+        let env = Env::new();
+        assert_eq!(
+            attack(
+                &env,
+                engine,
+                &["network", "write-anywhere", "processes"],
+                &[call("syscall", json!({"call": "tiocsti"}))],
+            ),
+            [format!("ioctl(TIOCSTI): {REFUSED}")],
+            "{engine:?}"
+        );
     }
 }
 
