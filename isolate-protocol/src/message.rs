@@ -123,7 +123,8 @@ pub enum SandboxStatus {
     /// the host before the process started), with Landlock inside as a
     /// second layer. Only the host says this; a child never sends it.
     Namespaces {
-        /// What Landlock inside made of the request.
+        /// What Landlock inside made of the request, and whether the
+        /// seccomp filter is in force, as the child reported them.
         landlock: Box<SandboxStatus>,
     },
 }
