@@ -85,8 +85,11 @@ pub struct SandboxRequest {
     pub writable: Vec<PathBuf>,
     /// Write anywhere (the `write-anywhere` capability).
     pub write_anywhere: bool,
-    /// Open network connections (the `network` capability).
+    /// Open network connections and reach any socket (the `network`
+    /// capability).
     pub network: bool,
+    /// Start processes (the `processes` capability).
+    pub processes: bool,
     /// Refuse to open the pack unless the kernel enforces the sandbox.
     pub required: bool,
 }
@@ -98,22 +101,30 @@ pub enum SandboxStatus {
     Enforced {
         /// The Landlock ABI version in force.
         abi: u32,
+        /// The seccomp filter is in force too.
+        seccomp: bool,
     },
     /// Some restrictions are enforced, others the kernel lacks.
     Partial {
         /// The Landlock ABI version in force.
         abi: u32,
+        /// The seccomp filter is in force too.
+        seccomp: bool,
     },
-    /// Nothing is enforced.
+    /// Landlock enforces nothing.
     Unconfined {
         /// Why, in a few words.
         reason: String,
+        /// The seccomp filter is in force all the same (its always-refused
+        /// calls, such as `ptrace`, stay refused whatever is granted).
+        seccomp: bool,
     },
     /// The process runs in namespaces of its own (bubblewrap, set up by
     /// the host before the process started), with Landlock inside as a
     /// second layer. Only the host says this; a child never sends it.
     Namespaces {
-        /// What Landlock inside made of the request.
+        /// What Landlock inside made of the request, and whether the
+        /// seccomp filter is in force, as the child reported them.
         landlock: Box<SandboxStatus>,
     },
     /// The process was meant to run in namespaces of its own but could

@@ -71,6 +71,7 @@ pub fn check_in_child(
                 writable: vec![std::env::temp_dir()],
                 write_anywhere: false,
                 network: false,
+                processes: false,
                 required: false,
             },
             memory_limit: None,

@@ -73,7 +73,10 @@ mod tests {
             abi_version: "1.0.0".to_owned(),
             path: "/forged/libharmless.so".into(),
             tools: Vec::new(),
-            sandbox: SandboxStatus::Enforced { abi: 99 },
+            sandbox: SandboxStatus::Enforced {
+                abi: 99,
+                seccomp: true,
+            },
         }
     }
 
@@ -82,6 +85,7 @@ mod tests {
         let path = Path::new("/packs/libbatch_rename.so");
         let status = SandboxStatus::Unconfined {
             reason: "this kernel has no Landlock".to_owned(),
+            seccomp: true,
         };
         let kept = recorded(
             opened("batch-rename"),

@@ -17,10 +17,10 @@
 //! - [`handover`] and [`identity`]: what the agent gives a pack's process
 //!   (its own image, the sealed library) and takes from it (the tools;
 //!   name, path and sandbox state only as the agent recorded them);
-//! - [`serve`] and [`sandbox`]: the pack process's side; [`bwrap`]: the
-//!   namespaces the agent starts it in, with [`protected`] paths kept
-//!   read-only ([`placeholders`] where they do not exist yet) and only the
-//!   [`environment`] the pack needs;
+//! - [`serve`], [`sandbox`] and [`seccomp`]: the pack process's side;
+//!   [`bwrap`]: the namespaces the agent starts it in, with [`protected`]
+//!   paths kept read-only ([`placeholders`] where they do not exist yet)
+//!   and only the [`environment`] the pack needs;
 //! - the wire contract is the `xcsh-isolate-protocol` crate.
 //!
 //! Who depends on it: the agent's session assembly (`xcsh-agent`), installed
@@ -43,6 +43,7 @@ pub mod process;
 pub mod protected;
 pub mod remote_action;
 pub mod sandbox;
+pub mod seccomp;
 pub mod serve;
 pub mod start_spec;
 pub mod stderr_tail;

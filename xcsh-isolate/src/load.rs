@@ -151,6 +151,7 @@ impl SessionLoader<'_> {
                     writable: vec![cwd, std::env::temp_dir()],
                     write_anywhere: settings.capabilities.contains(&Capability::WriteAnywhere),
                     network: settings.capabilities.contains(&Capability::Network),
+                    processes: settings.capabilities.contains(&Capability::Processes),
                     required: settings.require_sandbox != RequireSandbox::No,
                 },
                 memory_limit: settings.memory_limit,

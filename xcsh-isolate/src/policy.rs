@@ -10,7 +10,7 @@
 //!
 //! [isolation.packs."packs/libweather.so"]
 //! isolate = true                 # the default for a listed pack
-//! capabilities = ["network"]     # or "write-anywhere"
+//! capabilities = ["network"]     # or "write-anywhere", "processes"
 //! memory_limit_mb = 256
 //! env = ["WEATHER_API_KEY"]      # passed on from the agent's environment
 //! ```
@@ -82,10 +82,14 @@ fn yes() -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Capability {
-    /// Open network connections (TCP connect and bind).
+    /// Open network connections (TCP connect and bind) and reach any
+    /// socket (UDP, Unix).
     Network,
     /// Write anywhere the user may.
     WriteAnywhere,
+    /// Start processes (without it, `fork`, `clone` of a process and
+    /// `exec` are refused, so the memory limit bounds the whole pack).
+    Processes,
 }
 
 /// How much of the sandbox an isolated pack must get, or it fails to load:
@@ -260,14 +264,14 @@ mod tests {
     #[test]
     fn a_listed_pack_is_isolated_with_its_capabilities_and_limit() {
         let config = parse(
-            "memory_limit_mb = 64\n[packs.\"/p/a.so\"]\ncapabilities = [\"network\"]\n[packs.\"/p/b.so\"]\nmemory_limit_mb = 8\n[packs.\"/p/c.so\"]\nisolate = false\n",
+            "memory_limit_mb = 64\n[packs.\"/p/a.so\"]\ncapabilities = [\"network\", \"processes\"]\n[packs.\"/p/b.so\"]\nmemory_limit_mb = 8\n[packs.\"/p/c.so\"]\nisolate = false\n",
         )
         .unwrap();
         let policy = IsolationPolicy::new(Some(&config), false);
         assert_eq!(
             policy.settings_for(Path::new("/p/a.so")),
             Some(PackSettings {
-                capabilities: vec![Capability::Network],
+                capabilities: vec![Capability::Network, Capability::Processes],
                 memory_limit: Some(64 * MIB),
                 require_sandbox: RequireSandbox::No,
                 env: Vec::new(),
@@ -298,7 +302,7 @@ mod tests {
     fn unknown_capabilities_and_keys_are_refused() {
         assert_eq!(
             parse("[packs.\"a.so\"]\ncapabilities = [\"root\"]\n").unwrap_err(),
-            "unknown variant `root`, expected `network` or `write-anywhere`"
+            "unknown variant `root`, expected one of `network`, `write-anywhere`, `processes`"
         );
         assert!(
             parse("isolate_all = true\n")

@@ -157,7 +157,7 @@ fn open_pack(open: &OpenPack, writer: &Writer) -> Result<OpenedPack, String> {
     }
     let sandbox = sandbox::enter(&open.sandbox)?;
     if open.sandbox.required
-        && let SandboxStatus::Unconfined { reason } = &sandbox
+        && let SandboxStatus::Unconfined { reason, .. } = &sandbox
         && !(open.sandbox.network && open.sandbox.write_anywhere)
     {
         return Err(format!(

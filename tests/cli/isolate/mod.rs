@@ -14,6 +14,7 @@ mod reach;
 mod reach_as_user;
 mod records;
 mod sandbox;
+mod seccomp;
 mod status;
 
 use std::fs;

@@ -59,7 +59,8 @@ fn the_pack_runs_in_namespaces_when_bubblewrap_is_there() {
     let env = Env::new();
     let line = status(&env);
     assert!(
-        line.contains(", isolated, sandboxed (bubblewrap, Landlock ABI "),
+        line.contains(", isolated, sandboxed (bubblewrap, Landlock ABI ")
+            && line.contains(", seccomp), may write "),
         "{line}"
     );
 }
@@ -86,12 +87,21 @@ fn killing_or_stopping_its_parent_reaches_only_its_sandbox() {
 fn nothing_the_pack_starts_outlives_the_session() {
     bubblewrap();
     let env = Env::new();
+    // Granted `processes`: without it the daemon is never started.
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
+        &format!(
+            "[isolation.packs.{:?}]\ncapabilities = [\"processes\"]\n",
+            arg(&super::hostile::hostile())
+        ),
+    );
     let marker = env.work().join("daemon-ran");
-    run_between(
+    let output = run_between(
         &env,
         isolated(&env),
         &[call("leave_daemon", json!({"text": arg(&marker)}))],
     );
+    assert_eq!(texts(&output)[1], "left");
     std::thread::sleep(Duration::from_secs(3));
     assert!(!marker.exists(), "the daemon outlived the session");
 }

@@ -123,7 +123,7 @@ fn an_isolated_pack_opens_no_network_connection() {
     assert_eq!(
         refused.text(),
         format!(
-            "cannot connect to {}: Permission denied (os error 13)",
+            "cannot connect to {}: Operation not permitted (os error 1)",
             listener.local_addr().unwrap()
         )
     );

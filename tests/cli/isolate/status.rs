@@ -32,14 +32,14 @@ fn tools_says_how_a_pack_is_confined_and_what_it_may_do() {
     let (line, _) = tools_line(&env, false);
     assert!(
         line.ends_with(
-            ", isolated, sandboxed (bubblewrap, Landlock ABI 7), may write the working directory, no network"
+            ", isolated, sandboxed (bubblewrap, Landlock ABI 7, seccomp), may write the working directory, no network, no processes"
         ),
         "{line}"
     );
     let (line, _) = tools_line(&env, true);
     assert!(
         line.ends_with(
-            ", isolated, sandboxed (Landlock only: bubblewrap is not installed; Landlock ABI 7), may write the working directory, no network"
+            ", isolated, sandboxed (Landlock only: bubblewrap is not installed; Landlock ABI 7, seccomp), may write the working directory, no network, no processes"
         ),
         "{line}"
     );
@@ -52,7 +52,7 @@ fn tools_says_how_a_pack_is_confined_and_what_it_may_do() {
     );
     let (line, _) = tools_line(&env, false);
     assert!(
-        line.ends_with(", may write the working directory, network"),
+        line.ends_with(", may write the working directory, network, no processes"),
         "{line}"
     );
 }
