@@ -11,6 +11,10 @@
 //! - start-up: `xcsh tools --plugin PACK` as a whole process, with and
 //!   without `--isolate` (isolated: the pack's process is started, opens
 //!   the pack and sandboxes itself; `xcsh tools` waits for its tool list).
+//!
+//! Isolated runs twice: in namespaces (bubblewrap, the default where it
+//! works) and with Landlock and seccomp alone (`namespaces = false`), so
+//! the namespaces' own cost is a ratio within the run.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -26,6 +30,17 @@ use xcsh_core::{Session, ToolCall};
 use xcsh_isolate::IsolationPolicy;
 use xcsh_sources::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
 
+/// How the benchmark pack runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    InProcess,
+    /// Isolated in namespaces (bubblewrap) with Landlock and seccomp.
+    Isolated,
+    /// Isolated with Landlock and seccomp alone (`namespaces = false`):
+    /// how every isolated pack ran before the namespaces.
+    LandlockOnly,
+}
+
 /// A session with the benchmark pack, in one mode.
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -36,13 +51,14 @@ struct Fixture {
 }
 
 impl Fixture {
-    /// `isolated` or not; `limited` with the default call time limit
-    /// (in-process, a limited call runs on a thread of its own).
-    fn new(xcsh: &Path, isolated: bool, limited: bool) -> Self {
+    /// In `mode`; `limited` with the default call time limit (in-process,
+    /// a limited call runs on a thread of its own).
+    fn new(xcsh: &Path, mode: Mode, limited: bool) -> Self {
         let dir = tempfile::tempdir().expect("a working directory");
         let policy = RunPolicy {
             isolation: IsolationPolicy {
-                all: isolated,
+                all: mode != Mode::InProcess,
+                without_namespaces: mode == Mode::LandlockOnly,
                 host_exe: Some(xcsh.to_path_buf()),
                 ..IsolationPolicy::default()
             },
@@ -87,12 +103,20 @@ impl Fixture {
     }
 }
 
-/// `xcsh tools [--isolate] --plugin PACK`, as a whole process.
-fn tools(xcsh: &Path, pack: &Path, home: &Path, isolated: bool) {
+/// `xcsh tools [--isolate] --plugin PACK`, as a whole process (with
+/// `namespaces = false` in the user's config for [`Mode::LandlockOnly`]).
+fn tools(xcsh: &Path, pack: &Path, home: &Path, mode: Mode) {
     let mut command = Command::new(xcsh);
     command.arg("tools");
-    if isolated {
+    if mode != Mode::InProcess {
         command.arg("--isolate");
+    }
+    let config = home.join("config/xcsh/config.toml");
+    if mode == Mode::LandlockOnly {
+        std::fs::create_dir_all(config.parent().expect("a directory")).expect("config dir");
+        std::fs::write(&config, "[isolation]\nnamespaces = false\n").expect("config");
+    } else {
+        let _ = std::fs::remove_file(&config);
     }
     let output = command
         .arg("--plugin")
@@ -110,9 +134,16 @@ fn tools(xcsh: &Path, pack: &Path, home: &Path, isolated: bool) {
 
 fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
     let fixtures = [
-        ("in_process", Fixture::new(xcsh, false, true)),
-        ("in_process_unlimited", Fixture::new(xcsh, false, false)),
-        ("isolated", Fixture::new(xcsh, true, true)),
+        ("in_process", Fixture::new(xcsh, Mode::InProcess, true)),
+        (
+            "in_process_unlimited",
+            Fixture::new(xcsh, Mode::InProcess, false),
+        ),
+        ("isolated", Fixture::new(xcsh, Mode::Isolated, true)),
+        (
+            "landlock_only",
+            Fixture::new(xcsh, Mode::LandlockOnly, true),
+        ),
     ];
     let mut group = c.benchmark_group("isolate");
     for (mode, fixture) in &fixtures {
@@ -129,12 +160,15 @@ fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
     let home = tempfile::tempdir().expect("a home directory");
     let mut group = c.benchmark_group("isolate_startup");
     group.sample_size(20);
-    group.bench_function("in_process", |b| {
-        b.iter(|| tools(xcsh, &pack, home.path(), false));
-    });
-    group.bench_function("isolated", |b| {
-        b.iter(|| tools(xcsh, &pack, home.path(), true));
-    });
+    for (name, mode) in [
+        ("in_process", Mode::InProcess),
+        ("isolated", Mode::Isolated),
+        ("landlock_only", Mode::LandlockOnly),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| tools(xcsh, &pack, home.path(), mode));
+        });
+    }
     group.finish();
 }
 
@@ -179,6 +213,21 @@ fn main() {
             "isolate_startup/in_process",
         )
         .target(Target::Overhead(5_000_000.0)),
+        Row::new(
+            "`noop` call, namespaces vs Landlock alone (both isolated, seccomp)",
+            "isolate/call/isolated",
+            "isolate/call/landlock_only",
+        ),
+        Row::new(
+            "`stage` push 1 + `resolve` apply, namespaces vs Landlock alone",
+            "isolate/cycle/isolated",
+            "isolate/cycle/landlock_only",
+        ),
+        Row::new(
+            "`xcsh tools --plugin PACK --isolate` start-up, namespaces vs Landlock alone",
+            "isolate_startup/isolated",
+            "isolate_startup/landlock_only",
+        ),
     ];
     save_section(
         "6-isolate",
@@ -189,7 +238,11 @@ fn main() {
              it), and `xcsh tools --plugin PACK` as a whole process. With a time limit (the \
              default, 300 s) an in-process call runs on a thread of its own, so the in-process \
              baseline is given with and without one; an isolated call is limited either way, \
-             by the agent waiting at most that long for its reply.\n\n{}",
+             by the agent waiting at most that long for its reply. The last three rows put \
+             the namespace sandbox (bubblewrap around the pack's process, with Landlock and \
+             the seccomp filter inside) against the same pack isolated with Landlock and \
+             seccomp alone (`namespaces = false`), how isolated packs ran before bubblewrap: \
+             what the namespaces cost.\n\n{}",
             timing_table(&rows)
         ),
     );

@@ -82,6 +82,7 @@ pub fn check_in_child(
         // It writes nothing and reaches nothing: no secret could leave.
         env: None,
         require_namespaces: false,
+        without_namespaces: false,
     };
     let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))?;
     process.shut_down();

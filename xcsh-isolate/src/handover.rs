@@ -47,6 +47,8 @@ pub fn command(
     let request = &spec.open.sandbox;
     let namespaces = if request.network && request.write_anywhere {
         Namespaces::NotWanted
+    } else if spec.without_namespaces {
+        Namespaces::Unavailable("the config sets namespaces = false".to_owned())
     } else {
         match bwrap::available() {
             Ok(_) => Namespaces::Entered,

@@ -162,6 +162,7 @@ impl SessionLoader<'_> {
             protected: self.isolation.protected.clone(),
             env: Some(settings.env),
             require_namespaces: settings.require_sandbox == RequireSandbox::Full,
+            without_namespaces: self.isolation.without_namespaces,
             pack,
         };
         IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)

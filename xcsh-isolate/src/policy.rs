@@ -6,6 +6,7 @@
 //! all = false              # isolate every pack (as --isolate does)
 //! require_sandbox = false  # true: refuse to run an isolated pack unconfined;
 //!                          # "full": refuse it without namespaces (bubblewrap)
+//! namespaces = true        # false: never start packs under bubblewrap
 //! memory_limit_mb = 1024   # address-space limit of every isolated pack
 //!
 //! [isolation.packs."packs/libweather.so"]
@@ -37,7 +38,7 @@ pub fn env_asks_for_isolation(value: Option<&OsStr>) -> bool {
 }
 
 /// The `[isolation]` table of a config file.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IsolationConfig {
     /// Isolate every pack.
@@ -46,12 +47,29 @@ pub struct IsolationConfig {
     /// How much sandbox an isolated pack must get, or it does not run.
     #[serde(default)]
     pub require_sandbox: RequireSandbox,
+    /// Start isolated packs in namespaces of their own (bubblewrap) where
+    /// it works; `false` keeps them in the Landlock sandbox alone (for a
+    /// machine where bubblewrap is installed but misbehaves).
+    #[serde(default = "yes")]
+    pub namespaces: bool,
     /// Address-space limit of every isolated pack, in MiB.
     #[serde(default)]
     pub memory_limit_mb: Option<u64>,
     /// Per pack, by library path (relative to the config file's directory).
     #[serde(default)]
     pub packs: BTreeMap<PathBuf, PackIsolation>,
+}
+
+impl Default for IsolationConfig {
+    fn default() -> Self {
+        Self {
+            all: false,
+            require_sandbox: RequireSandbox::No,
+            namespaces: true,
+            memory_limit_mb: None,
+            packs: BTreeMap::new(),
+        }
+    }
 }
 
 /// One pack's entry in `[isolation.packs]`.
@@ -156,6 +174,8 @@ pub struct IsolationPolicy {
     pub require_sandbox: RequireSandbox,
     /// What no isolated pack may change (xcsh's directories, pack files).
     pub protected: Protected,
+    /// Never start packs under bubblewrap (`namespaces = false`).
+    pub without_namespaces: bool,
     /// The default memory limit, in bytes.
     pub memory_limit: Option<u64>,
     /// Per-pack entries, by canonical path where the file exists.
@@ -195,6 +215,7 @@ impl IsolationPolicy {
             all: force_all || config.all,
             require_sandbox: config.require_sandbox,
             protected: Protected::default(),
+            without_namespaces: !config.namespaces,
             memory_limit: config.memory_limit_mb.map(|mb| mb.saturating_mul(MIB)),
             packs: config
                 .packs
@@ -325,6 +346,14 @@ mod tests {
             parse("require_sandbox = \"namespaces\"\n").unwrap_err(),
             "invalid value: string \"namespaces\", expected true, false or \"full\""
         );
+    }
+
+    #[test]
+    fn namespaces_are_used_unless_turned_off() {
+        assert!(!IsolationPolicy::new(None, false).without_namespaces);
+        assert!(!IsolationPolicy::new(Some(&parse("").unwrap()), false).without_namespaces);
+        let off = parse("namespaces = false\n").unwrap();
+        assert!(IsolationPolicy::new(Some(&off), false).without_namespaces);
     }
 
     #[test]

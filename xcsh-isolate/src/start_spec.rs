@@ -33,6 +33,8 @@ pub struct StartSpec {
     /// [`environment`](super::environment)); `None`: all of them, for a
     /// check that writes nothing and reaches nothing (`xcsh pack add`).
     pub env: Option<Vec<String>>,
+    /// Never start it in namespaces of its own (`namespaces = false`).
+    pub without_namespaces: bool,
     /// Refuse to start it without namespaces of its own (`require_sandbox
     /// = "full"`).
     pub require_namespaces: bool,

@@ -58,6 +58,23 @@ fn tools_says_how_a_pack_is_confined_and_what_it_may_do() {
 }
 
 #[test]
+fn namespaces_can_be_turned_off_and_the_status_says_so() {
+    bubblewrap();
+    let env = Env::new();
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
+        "[isolation]\nnamespaces = false\n",
+    );
+    let (line, _) = tools_line(&env, false);
+    assert!(
+        line.contains(
+            ", isolated, sandboxed (Landlock only: the config sets namespaces = false; Landlock ABI 7, seccomp), "
+        ),
+        "{line}"
+    );
+}
+
+#[test]
 fn require_sandbox_full_refuses_a_pack_without_namespaces() {
     bubblewrap();
     let env = Env::new();
