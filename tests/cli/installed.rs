@@ -11,6 +11,7 @@ use crate::support::{Env, Output, canonical, copy_pack};
 mod crate_dir;
 mod descriptors;
 mod project;
+mod swap;
 
 /// Copies the built pack `name` into the working directory's `packs/`.
 fn pack(env: &Env, name: &str) -> PathBuf {
