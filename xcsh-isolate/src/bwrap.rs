@@ -22,12 +22,11 @@
 //!   pack started dies with it.
 //!
 //! bubblewrap is used where it is found on `PATH` and can create the
-//! namespaces (a probe, once per agent process); elsewhere packs run in the
-//! Landlock sandbox alone.
+//! namespaces (found out by the first pack's start, see [`available`]);
+//! elsewhere packs run in the Landlock sandbox alone.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use xcsh_isolate_protocol::SandboxRequest;
@@ -38,31 +37,30 @@ use super::protected::{self, Mount};
 /// `/proc/self/fd/EXE_FD` inside the sandbox.
 pub const EXE_FD: i32 = 4;
 
-/// A usable `bwrap`, or why there is none (probed once).
-pub fn available() -> Result<&'static Path, &'static str> {
-    static FOUND: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+/// The `bwrap` to use, or why there is none: not on `PATH`, or found
+/// unable to set up namespaces here ([`mark_unusable`]). No probe runs:
+/// the first pack started under it is the probe (a start that fails in
+/// bubblewrap's own set-up, before xcsh runs inside, marks it unusable and
+/// starts the pack again without it).
+pub fn available() -> Result<&'static Path, String> {
+    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
+    if let Some(why) = UNUSABLE.get() {
+        return Err(why.clone());
+    }
     FOUND
-        .get_or_init(probe)
-        .as_ref()
-        .map(PathBuf::as_path)
-        .map_err(String::as_str)
+        .get_or_init(|| find_on_path("bwrap"))
+        .as_deref()
+        .ok_or_else(|| "bubblewrap is not installed".to_owned())
 }
 
-fn probe() -> Result<PathBuf, String> {
-    let program = find_on_path("bwrap").ok_or_else(|| "bubblewrap is not installed".to_owned())?;
-    let works = Command::new(&program)
-        .args(["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"])
-        .args(["--proc", "/proc", "--dev", "/dev", "--", "true"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if works {
-        Ok(program)
-    } else {
-        Err("bubblewrap cannot create namespaces here".to_owned())
-    }
+static UNUSABLE: OnceLock<String> = OnceLock::new();
+
+/// Notes, for the rest of this agent's life, that bubblewrap failed to set
+/// up a pack's namespaces, with its own error `line` (`bwrap: …`).
+pub fn mark_unusable(line: &str) {
+    let why = format!("bubblewrap cannot create namespaces here ({line})");
+    tracing::warn!("{why}: isolated packs run in the Landlock sandbox alone");
+    let _ = UNUSABLE.set(why);
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {

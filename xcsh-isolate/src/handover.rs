@@ -52,7 +52,7 @@ pub fn command(
     } else {
         match bwrap::available() {
             Ok(_) => Namespaces::Entered,
-            Err(why) => Namespaces::Unavailable(why.to_owned()),
+            Err(why) => Namespaces::Unavailable(why),
         }
     };
     if spec.require_namespaces {
@@ -67,8 +67,12 @@ pub fn command(
             ));
         }
     }
-    let mut command = match (&namespaces, bwrap::available()) {
-        (Namespaces::Entered, Ok(program)) => {
+    let program = match namespaces {
+        Namespaces::Entered => bwrap::available().ok(),
+        _ => None,
+    };
+    let mut command = match program {
+        Some(program) => {
             let image = std::fs::File::open(spec.exe.as_deref().unwrap_or(OWN_IMAGE.as_ref()))
                 .map_err(|e| format!("cannot open the xcsh executable to run it: {e}"))?;
             mappings.push(FdMapping {
@@ -80,7 +84,7 @@ pub fn command(
             command.args(bwrap::arguments(request, &spec.open.cwd, &kept, args));
             command
         }
-        _ => {
+        None => {
             let mut command = match spec.exe.as_deref() {
                 Some(exe) => Command::new(exe),
                 None => own_image()?,

@@ -23,7 +23,7 @@ use super::remote_action::{self, ActionHost};
 use super::serve::SUBCOMMAND;
 pub use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
-use super::{handover, identity, wire};
+use super::{bwrap, handover, identity, wire};
 
 /// How often a waiting request looks at its call's cancellation flag.
 const POLL: Duration = Duration::from_millis(20);
@@ -134,8 +134,15 @@ impl PackProcess {
         let stderr = StderrTail::start(stderr, &file_name);
         let mut writer = BufWriter::new(stdin);
         let mut reader = BufReader::new(stdout);
+        let mut greeted = false;
         let (handshook, stopped) = within_limit(&mut child, spec.open_limit, || {
-            handshake(&mut writer, &mut reader, &spec.open, spec.frame_limit)
+            handshake(
+                &mut writer,
+                &mut reader,
+                &spec.open,
+                spec.frame_limit,
+                &mut greeted,
+            )
         });
         if let (true, Some(limit)) = (stopped, spec.open_limit) {
             let ending = finish(&mut child, &stderr, None, namespaces);
@@ -163,6 +170,16 @@ impl PackProcess {
             Err(error) => {
                 let ending = finish(&mut child, &stderr, None, namespaces);
                 tracing::debug!(%error, "pack process handshake failed");
+                // Nothing of xcsh ran in the namespaces: bubblewrap itself
+                // could not set them up. Start again without them (the
+                // status says why), once for this agent.
+                if let (true, false, Some(line)) = (namespaces, greeted, ending.stderr_tail.first())
+                    && line.starts_with("bwrap: ")
+                {
+                    bwrap::mark_unusable(line);
+                    drop(placeholders);
+                    return Self::start(spec, store, timeout, on_crash);
+                }
                 return Err(format!(
                     "its process {} while opening the pack{}",
                     ending.how,
@@ -427,17 +444,20 @@ impl PackProcess {
 /// The hello each way, then the open request, the sandbox it entered
 /// (reported before the pack's code ran) and the pack opened. The outer
 /// error is a broken pipe; the inner one the pack's own failure to open.
+/// `greeted` is set once the process's hello arrived (xcsh runs in it).
 fn handshake(
     writer: &mut BufWriter<ChildStdin>,
     reader: &mut BufReader<ChildStdout>,
     open: &OpenPack,
     limit: usize,
+    greeted: &mut bool,
 ) -> Result<Result<(Opened, SandboxStatus), String>, FrameError> {
     let mut buffer = Vec::new();
     frame::write(writer, &Hello::current())?;
     frame::write(writer, &Request::Open(open.clone()))?;
     writer.flush()?;
     let hello: Hello = frame::read(reader, &mut buffer)?.ok_or(FrameError::Truncated)?;
+    *greeted = true;
     if !Hello::current().is_compatible_with(&hello) {
         return Ok(Err(format!(
             "its process speaks isolation protocol {}, this xcsh {}",

@@ -74,6 +74,47 @@ fn namespaces_can_be_turned_off_and_the_status_says_so() {
     );
 }
 
+/// A `bwrap` on `PATH` that fails as bubblewrap does where it may not
+/// create namespaces.
+fn broken_bubblewrap(env: &Env) -> String {
+    let dir = env.home.path().join("broken-bin");
+    let script = crate::support::write(
+        &dir.join("bwrap"),
+        "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
+    );
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap())
+}
+
+#[test]
+fn a_bubblewrap_that_cannot_set_up_namespaces_leaves_landlock_and_says_why() {
+    let env = Env::new();
+    let path = broken_bubblewrap(&env);
+    let mut command = env.command(&["tools", "--isolate", "--plugin", arg(&hostile())]);
+    command.env("PATH", &path);
+    let output = env.run_command(command, "");
+    assert!(
+        output.stdout.contains(
+            ", isolated, sandboxed (Landlock only: bubblewrap cannot create namespaces here (bwrap: setting up uid map: Permission denied); Landlock ABI 7, seccomp), "
+        ),
+        "{output:?}"
+    );
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
+        "[isolation]\nrequire_sandbox = \"full\"\n",
+    );
+    let mut command = env.command(&["tools", "--isolate", "--plugin", arg(&hostile())]);
+    command.env("PATH", &path);
+    let output = env.run_command(command, "");
+    assert!(
+        output.stdout.contains(
+            "refusing to run it without namespaces (bubblewrap cannot create namespaces here (bwrap: setting up uid map: Permission denied)): the config sets require_sandbox = \"full\""
+        ),
+        "{output:?}"
+    );
+}
+
 #[test]
 fn require_sandbox_full_refuses_a_pack_without_namespaces() {
     bubblewrap();
