@@ -160,3 +160,36 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+#[test]
+fn a_working_directory_that_is_a_plugin_directory_is_read_only_whole() {
+    bubblewrap();
+    let env = Env::new();
+    crate::support::copy_pack("batch-rename", env.work());
+    crate::support::write(
+        &env.user_config_dir().join("config.toml"),
+        &format!("[isolation.packs.{:?}]\n", arg(&hostile())),
+    );
+    let command = env.command(&[
+        "run",
+        "--plugin-dir",
+        arg(env.work()),
+        "--plugin",
+        arg(&hostile()),
+        "-",
+    ]);
+    let planted = env.work().join("planted.txt");
+    let output = run_between(
+        &env,
+        command,
+        &[call(
+            "plant_script",
+            json!({"paths": [arg(&planted)], "script": "x"}),
+        )],
+    );
+    assert_eq!(
+        texts(&output)[1],
+        format!("{}: Read-only file system (os error 30)", planted.display())
+    );
+    assert!(!planted.exists());
+}
