@@ -9,7 +9,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match xcsh::app::run() {
+    let code = match xcsh::app::run() {
         Ok(code) => code,
         Err(error) => {
             // `{:#}` prints the whole chain on one line: `a: b: c`; escaped,
@@ -17,5 +17,10 @@ fn main() -> ExitCode {
             eprintln!("error: {}", xcsh_text::escape::line(&format!("{error:#}")));
             ExitCode::FAILURE
         }
-    }
+    };
+    // The sessions are over and their packs' processes told to end: they
+    // end together, each cleaning up after its sandbox (at most 2 s, after
+    // which each is killed).
+    xcsh_isolate::running::wait_for_all(std::time::Duration::from_secs(3));
+    code
 }

@@ -244,19 +244,14 @@ fn on_crash(health: &Arc<Mutex<Health>>) -> OnCrash {
 }
 
 impl Drop for IsolatedPack {
-    /// Shuts the process down and waits (briefly) until it has ended, so
-    /// that the session ends with its sandbox gone.
+    /// Shuts the process down; it ends on its own (see
+    /// [`running::wait_for_all`](super::running::wait_for_all)).
     fn drop(&mut self) {
         if let Some(process) = lock(&self.process).take() {
             process.shut_down();
-            process.wait_ended(ENDING_WAIT);
         }
     }
 }
-
-/// How long a session's end waits for a pack's process to end after its
-/// request pipe closed (it is killed after two seconds).
-const ENDING_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl fmt::Debug for IsolatedPack {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

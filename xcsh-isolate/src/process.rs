@@ -20,6 +20,7 @@ use super::ending::Ending;
 pub use super::ending::Failure;
 use super::placeholders::Placeholders;
 use super::remote_action::{self, ActionHost};
+use super::running::Running;
 use super::serve::SUBCOMMAND;
 pub use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
@@ -201,9 +202,13 @@ impl PackProcess {
         });
         let reading = Arc::clone(&process);
         let limits = (spec.frame_limit, timeout);
+        let running = Running::start();
         std::thread::Builder::new()
             .name(format!("xcsh-pack-{}", opened.name))
-            .spawn(move || reading.read_replies(reader, limits, &store, &on_crash))
+            .spawn(move || {
+                reading.read_replies(reader, limits, &store, &on_crash);
+                drop(running);
+            })
             .map_err(|e| format!("cannot start a thread for its process: {e}"))?;
         Ok((process, opened))
     }
@@ -211,15 +216,6 @@ impl PackProcess {
     /// The pack's name.
     pub fn pack(&self) -> &str {
         &self.pack
-    }
-
-    /// Waits up to `limit` until the process has ended and its sandbox's
-    /// placeholders are gone.
-    pub fn wait_ended(&self, limit: Duration) {
-        let started = Instant::now();
-        while lock(&self.waiters).ended.is_none() && started.elapsed() < limit {
-            std::thread::sleep(Duration::from_millis(2));
-        }
     }
 
     /// True once the process has ended (or is being stopped).
