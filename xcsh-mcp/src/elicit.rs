@@ -20,6 +20,11 @@
 //! the client is sent `notifications/cancelled` for it and the action stays
 //! pending for the session end to discard, so the record of it is written
 //! before a client's close sequence would kill the server.
+//!
+//! When the client cancels the `resolve` call itself while its question is
+//! open, the question is cancelled too (`notifications/cancelled`, reason
+//! [`CANCELLED_WITH_CALL`]) and answered [`CALL_CANCELLED`]: an answer the
+//! client sends after that applies nothing, and the action stays pending.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -51,6 +56,15 @@ pub const CLIENT_GONE: &str = "the MCP client went away before its user answered
 /// The `reason` of the `notifications/cancelled` for a question the
 /// connection's end cut short.
 pub const CANCELLED_AT_END: &str = "the xcsh session is ending";
+
+/// Why a question was not answered: the client cancelled the call that
+/// asked it.
+pub const CALL_CANCELLED: &str =
+    "the MCP client cancelled the resolve call before its user answered";
+
+/// The `reason` of the `notifications/cancelled` for a question whose
+/// `resolve` call the client cancelled.
+pub const CANCELLED_WITH_CALL: &str = "the resolve call that asked it was cancelled";
 
 /// How long the cancellation of a question may take to be written.
 const CANCEL_SEND_TIMEOUT: Duration = Duration::from_millis(200);
@@ -101,12 +115,26 @@ pub struct ElicitingApprover {
     issued: Mutex<HashMap<String, u64>>,
     /// Flips when the connection ends; cuts the outstanding question short.
     closing: watch::Sender<bool>,
+    /// The running call's request cancellation (calls run one at a time):
+    /// cuts its question short.
+    call: Mutex<Option<tokio_util::sync::CancellationToken>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Tells the client the question `id` is cancelled, and why; gives up
+/// after [`CANCEL_SEND_TIMEOUT`].
+async fn cancel_question(peer: &Peer<RoleServer>, id: rmcp::model::RequestId, why: &str) {
+    let cancelled = CancelledNotificationParam::new(Some(id), Some(why.to_owned()));
+    match tokio::time::timeout(CANCEL_SEND_TIMEOUT, peer.notify_cancelled(cancelled)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => tracing::debug!(%error, "cannot cancel the question"),
+        Err(_) => tracing::debug!("gave up cancelling the question after {CANCEL_SEND_TIMEOUT:?}"),
+    }
 }
 
 /// The form the user fills in.
@@ -169,7 +197,14 @@ impl ElicitingApprover {
             question: Mutex::new(None),
             issued: Mutex::new(HashMap::new()),
             closing: watch::Sender::new(false),
+            call: Mutex::new(None),
         }
+    }
+
+    /// Starts a call (of any client) whose request the client cancels
+    /// through `cancelled`: a question it asks is cut short then.
+    pub fn begin_call(&self, cancelled: tokio_util::sync::CancellationToken) {
+        *lock(&self.call) = Some(cancelled);
     }
 
     /// Cancels the question outstanding, if any, and every later one: the
@@ -186,6 +221,10 @@ impl ElicitingApprover {
         let mut closing = self.closing.subscribe();
         if *closing.borrow_and_update() {
             return Answer::Unavailable(CLIENT_GONE.to_owned());
+        }
+        let call = lock(&self.call).clone().unwrap_or_default();
+        if call.is_cancelled() {
+            return Answer::Unavailable(CALL_CANCELLED.to_owned());
         }
         let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
         // No timeout: a person takes the time they need.
@@ -204,18 +243,17 @@ impl ElicitingApprover {
             // the client was told.
             biased;
             _ = closing.wait_for(|closing| *closing) => {
-                let cancelled = CancelledNotificationParam::new(
-                    Some(id),
-                    Some(CANCELLED_AT_END.to_owned()),
-                );
-                match tokio::time::timeout(CANCEL_SEND_TIMEOUT, peer.notify_cancelled(cancelled)).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(error)) => tracing::debug!(%error, "cannot cancel the question"),
-                    Err(_) => tracing::debug!("gave up cancelling the question after {CANCEL_SEND_TIMEOUT:?}"),
-                }
+                cancel_question(peer, id, CANCELLED_AT_END).await;
                 Answer::Unavailable(CLIENT_GONE.to_owned())
             }
+            // Before the response: a client that cancelled the call and
+            // then answered has its answer ignored.
+            () = call.cancelled() => {
+                cancel_question(peer, id, CANCELLED_WITH_CALL).await;
+                Answer::Unavailable(CALL_CANCELLED.to_owned())
+            }
             response = handle.await_response() => match response {
+                _ if call.is_cancelled() => Answer::Unavailable(CALL_CANCELLED.to_owned()),
                 Ok(ClientResult::ElicitResult(result)) => answer(result.action, result.content.as_ref()),
                 Ok(_) => Answer::Unavailable(
                     "asking the MCP client failed (it answered with something other than an elicitation result)".to_owned(),

@@ -198,6 +198,9 @@ impl ServerHandler for XcshServer {
             .get_progress_token()
             .map(|token| Progress::start(context.peer.clone(), token));
         let one_at_a_time = self.stop_calls().await;
+        if let Some(approver) = &self.approver {
+            approver.begin_call(context.ct.clone());
+        }
         if let Some(approver) = &modern {
             let answer = if retry {
                 let newest = self.agent.session.store().peek().map(|entry| entry.id());
