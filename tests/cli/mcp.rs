@@ -67,6 +67,7 @@ fn an_mcp_client_sees_the_same_with_the_pack_isolated() {
 /// The whole client session, with `options` for `xcsh mcp`.
 fn mcp_session_over(options: &[&str]) {
     let env = Env::new();
+    env.trust();
     for file in ["draft-a.md", "draft-b.md", "notes.txt", "modern.txt"] {
         env.write(file, file);
     }
@@ -314,6 +315,7 @@ fn refused(text: &str) -> Value {
 #[test]
 fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     let env = Env::new();
+    env.trust();
     for file in ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"] {
         env.write(file, file);
     }

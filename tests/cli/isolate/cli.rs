@@ -22,6 +22,7 @@ fn says_isolated(line: &str) -> bool {
 #[test]
 fn run_with_isolate_answers_a_crash_with_an_error_and_goes_on() {
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
     let script = [
         preview_line(&["a.txt"], json!({"kind": "prefix", "prefix": "new-"})),
@@ -163,6 +164,7 @@ fn the_pack_host_subcommand_is_hidden() {
 #[test]
 fn an_isolated_packs_pushes_follow_the_in_process_rules_and_reach_the_journal() {
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
     let hostile = pack_path("fixture-hostile");
     let script = [
