@@ -3,6 +3,7 @@
 //! end to end through `xcsh run`, `xcsh tools` and `xcsh mcp`.
 
 mod as_user;
+mod attribution;
 mod cli;
 mod crashes;
 mod file_state;
