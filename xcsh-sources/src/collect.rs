@@ -103,7 +103,8 @@ pub struct Collected {
     /// Settings from the config files.
     pub settings: Settings,
     /// Project files skipped because the directory is not trusted (or
-    /// changed since): one line each.
+    /// changed since), and tables of a trusted project's config that only
+    /// the user's config may set: one line each.
     pub skipped: Vec<SourceWarning>,
     /// The trusted project's pack registry, unchanged since it was
     /// trusted, when it has one.
@@ -156,12 +157,20 @@ pub fn collect(
             Verdict::Trusted { config, record } => {
                 tracing::info!(dir = %project.dir.display(), "trusted project");
                 if let Some(config) = &config {
-                    if config.isolation.is_some() {
-                        // Isolation grants capabilities: the user's policy alone.
-                        tracing::warn!(
-                            "Ignoring [isolation] in {}: isolation is set in the user's config file only",
-                            project.config.display()
-                        );
+                    // Isolation grants capabilities, and the journal records
+                    // what the project does: the user's alone. Said as a
+                    // warning of the session, so every front end (and
+                    // `xcsh tools`' report) says it the same way.
+                    let users_only = [
+                        (config.isolation.is_some(), "isolation", "isolation is set"),
+                        (config.journal.is_some(), "journal", "the journal is set"),
+                    ];
+                    for (_, table, what) in users_only.into_iter().filter(|(set, ..)| *set) {
+                        skipped.push(SourceWarning {
+                            path: project.config.clone(),
+                            origin: Origin::ProjectConfig(project.config.clone()),
+                            problem: crate::warning::Problem::UsersOnly { table, what },
+                        });
                     }
                     settings.project.tool_timeout =
                         config_timeout(&project.config, config.tool_timeout_secs)?;
