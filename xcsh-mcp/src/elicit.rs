@@ -78,6 +78,11 @@ pub const STATE_UNKNOWN: &str = "Refused: the request state names no approval th
 /// The answer on a retry was about an action that is no longer the newest.
 pub const STATE_STALE: &str = "Refused: the answer is about an action that is no longer the newest pending one. Nothing was applied; call resolve again to be asked about the newest.";
 
+/// A retry carried a valid request state and an answer, but asks for
+/// something else than the apply the person was asked about (the state
+/// is forgotten all the same).
+pub const STATE_OTHER_CALL: &str = "Refused: the request state answers a question about applying the newest pending action, but this retry asks to discard it. Nothing was applied or discarded; retry the call that was asked about, or call resolve again without the state.";
+
 /// A retry carried the request state but no answer to the question.
 pub const NO_ANSWER: &str = "the client's retry carried no answer to the question";
 

@@ -205,11 +205,22 @@ impl ServerHandler for XcshServer {
             let answer = if retry {
                 let newest = self.agent.session.store().peek().map(|entry| entry.id());
                 let redeemed = if call.name == RESOLVE_TOOL_NAME {
-                    approver.redeem(
-                        request.request_state.as_deref(),
-                        request.input_responses.as_ref(),
-                        newest,
-                    )
+                    approver
+                        .redeem(
+                            request.request_state.as_deref(),
+                            request.input_responses.as_ref(),
+                            newest,
+                        )
+                        // The answer is about an apply: a retry asking for
+                        // anything else is not the call that was asked about.
+                        .and_then(|answer| {
+                            if call.arguments.get("action").and_then(Value::as_str) == Some("apply")
+                            {
+                                Ok(answer)
+                            } else {
+                                Err(super::elicit::STATE_OTHER_CALL)
+                            }
+                        })
                 } else {
                     Err(super::elicit::STATE_UNKNOWN)
                 };
