@@ -403,6 +403,7 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     assert_eq!(by_hand["reused"], unknown);
     assert_eq!(by_hand["firstStateNowStale"], refused(STATE_STALE));
     assert_eq!(by_hand["discardRetry"], refused(STATE_OTHER_CALL));
+    assert_eq!(by_hand["goneState"], unknown);
     assert_eq!(
         by_hand["toolsAtEnd"],
         json!(["resolve", "ast_edit", "batch_rename_preview"])
@@ -446,10 +447,11 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
             answer("cancel", ""),
             answer("asked", ""),
             answer("asked", ""),
+            answer("asked", ""),
         ]
     );
 }
 
-const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server asked for (it is unknown, forged, or was already answered). Nothing was applied.";
+const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server is waiting for (it is unknown, forged, expired, already answered, or its action is no longer pending). Nothing was applied.";
 const STATE_OTHER_CALL: &str = "Refused: the request state answers a question about applying the newest pending action, but this retry asks to discard it. Nothing was applied or discarded; retry the call that was asked about, or call resolve again without the state.";
 const STATE_STALE: &str = "Refused: the answer is about an action that is no longer the newest pending one. Nothing was applied; call resolve again to be asked about the newest.";

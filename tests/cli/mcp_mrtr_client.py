@@ -15,8 +15,9 @@ Three sessions over stdio, each negotiating 2026-07-28 through
 - "refused": the rounds are driven by hand: the input-required result, a
   retry with a forged state, one without a state, one without an answer,
   a cancelled answer, one whose action is no longer the newest, the
-  reuse of an answered state, and a valid state and answer on a retry
-  that asks to discard instead; nothing is applied or discarded.
+  reuse of an answered state, a valid state and answer on a retry that
+  asks to discard instead, and a state whose action was discarded since;
+  none of them applies or discards anything.
 
 Prints one JSON object of what the client saw, for tests/cli/mcp.rs.
 """
@@ -132,6 +133,10 @@ async def refused(xcsh: str, pack: str, work: str) -> dict[str, Any]:
                     "resolve", DISCARD, allow_input_required=True, input_responses=ACCEPT, request_state=asked.request_state
                 )
             )
+            # A state whose action the model discarded meanwhile is gone.
+            gone = await resolve()
+            await raw.call_tool("resolve", DISCARD, allow_input_required=True)
+            out["goneState"] = record(await resolve(input_responses=ACCEPT, request_state=gone.request_state))
             out["toolsAtEnd"] = await names(client)
     return out
 

@@ -26,10 +26,9 @@
 //! [`CANCELLED_WITH_CALL`]) and answered [`CALL_CANCELLED`]: an answer the
 //! client sends after that applies nothing, and the action stays pending.
 
-use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CancelledNotificationParam, ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult,
@@ -40,6 +39,8 @@ use rmcp::service::{ElicitationMode, Peer, PeerRequestOptions, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 use xcsh_core::{Answer, ApprovalRequest, Approver};
+
+use super::request_states::RequestStates;
 
 /// Why a client without elicitation cannot be asked (completes
 /// "Apply needs a person's approval (…), but …").
@@ -72,8 +73,9 @@ const CANCEL_SEND_TIMEOUT: Duration = Duration::from_millis(200);
 /// The key of the approval question in an input-required result.
 pub const INPUT_KEY: &str = "approval";
 
-/// The answer on a retry named no action this server asked about.
-pub const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server asked for (it is unknown, forged, or was already answered). Nothing was applied.";
+/// The answer on a retry named no action this server is waiting for an
+/// answer about (see [`super::request_states`]).
+pub const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server is waiting for (it is unknown, forged, expired, already answered, or its action is no longer pending). Nothing was applied.";
 
 /// The answer on a retry was about an action that is no longer the newest.
 pub const STATE_STALE: &str = "Refused: the answer is about an action that is no longer the newest pending one. Nothing was applied; call resolve again to be asked about the newest.";
@@ -117,7 +119,7 @@ pub struct ElicitingApprover {
     question: Mutex<Option<ApprovalRequest>>,
     /// Request states issued and not yet answered, with the store id of
     /// the action each names. Kept here: the client only echoes the key.
-    issued: Mutex<HashMap<String, u64>>,
+    issued: Mutex<RequestStates>,
     /// Flips when the connection ends; cuts the outstanding question short.
     closing: watch::Sender<bool>,
     /// The running call's request cancellation (calls run one at a time):
@@ -200,7 +202,7 @@ impl ElicitingApprover {
             runtime,
             modern: Mutex::new(None),
             question: Mutex::new(None),
-            issued: Mutex::new(HashMap::new()),
+            issued: Mutex::new(RequestStates::default()),
             closing: watch::Sender::new(false),
             call: Mutex::new(None),
         }
@@ -279,8 +281,7 @@ impl ElicitingApprover {
     pub fn end_modern_call(&self) -> Option<InputRequiredResult> {
         *lock(&self.modern) = None;
         let request = lock(&self.question).take()?;
-        let state = format!("xcsh-approval-{}", uuid::Uuid::new_v4().simple());
-        lock(&self.issued).insert(state.clone(), request.entry_id);
+        let state = lock(&self.issued).issue(request.entry_id, Instant::now());
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: request.to_text(),
@@ -312,7 +313,7 @@ impl ElicitingApprover {
         newest: Option<u64>,
     ) -> Result<(u64, Answer), &'static str> {
         let id = state
-            .and_then(|state| lock(&self.issued).remove(state))
+            .and_then(|state| lock(&self.issued).redeem(state, Instant::now()))
             .ok_or(STATE_UNKNOWN)?;
         if newest != Some(id) {
             return Err(STATE_STALE);
@@ -327,6 +328,12 @@ impl ElicitingApprover {
             },
         };
         Ok((id, answer))
+    }
+
+    /// Forgets the request states whose action `pending` says left the
+    /// stack: they can never be answered.
+    pub fn forget_states_unless(&self, pending: impl FnMut(u64) -> bool) {
+        lock(&self.issued).retain(pending);
     }
 
     /// Remembers the connection's peer (every request carries it).

@@ -261,6 +261,10 @@ impl ServerHandler for XcshServer {
         let (result, queued, input_required) = outcome.map_err(|error| {
             ErrorData::internal_error(format!("the tool call task failed: {error}"), None)
         })?;
+        if let Some(approver) = &self.approver {
+            let store = self.agent.session.store();
+            approver.forget_states_unless(|entry| store.get(entry).is_some());
+        }
         if let Some(input_required) = input_required {
             // The action stays pending until the retry brings the answer.
             return Ok(input_required.into());
