@@ -10,6 +10,7 @@ mod file_state;
 mod handover;
 mod hostile;
 mod namespaces;
+mod overrun;
 mod parity;
 mod reach;
 mod reach_as_user;
