@@ -7,8 +7,8 @@
 
 use serde_json::{Value, json};
 
-use super::hostile::{call, hostile, texts};
-use crate::support::{Env, arg, json_lines, resolve_line};
+use super::hostile::{call, hostile, pending, texts};
+use crate::support::{Env, arg, resolve_line};
 
 /// How far the forged request ids go: past every request of the session.
 const UP_TO: u64 = 40;
@@ -41,14 +41,9 @@ fn forged_pushes_naming_other_requests_are_refused_and_the_running_calls_is_its_
         &script,
     );
     assert_eq!(output.code, Some(0), "{output:?}");
-    let lines = json_lines(&output.stdout);
-    let pending: Vec<u64> = lines
-        .iter()
-        .map(|line| line["pending"].as_u64().unwrap())
-        .collect();
     // Of the forged pushes only the one naming the running call is
     // accepted; none pushed from an apply or a reject is.
-    assert_eq!(pending, [1, 1, 0, 1, 0, 1, 0], "{output:?}");
+    assert_eq!(pending(&output), [1, 1, 0, 1, 0, 1, 0], "{output:?}");
     let texts = texts(&output);
     assert_eq!(texts[0], format!("forged {}", UP_TO + 1));
     assert_eq!(

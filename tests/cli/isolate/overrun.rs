@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
-use super::hostile::{call, hostile, texts};
-use crate::support::{Env, arg, batch_rename, json_lines, preview_line, resolve_line};
+use super::hostile::{call, hostile, pending, texts};
+use crate::support::{Env, arg, batch_rename, preview_line, resolve_line};
 
 #[test]
 fn what_an_isolated_call_pushed_before_it_timed_out_is_taken_back() {
@@ -35,12 +35,7 @@ fn what_an_isolated_call_pushed_before_it_timed_out_is_taken_back() {
         &script,
     );
     assert_eq!(output.code, Some(0), "{output:?}");
-    let lines = json_lines(&output.stdout);
-    let pending: Vec<u64> = lines
-        .iter()
-        .map(|line| line["pending"].as_u64().unwrap())
-        .collect();
-    assert_eq!(pending, [1, 1, 2, 1, 0], "{output:?}");
+    assert_eq!(pending(&output), [1, 1, 2, 1, 0], "{output:?}");
     let texts = texts(&output);
     assert_eq!(
         texts[1],
