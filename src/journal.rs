@@ -13,7 +13,9 @@ use xcsh_text::escape_controls;
 
 use crate::cli::JournalArgs;
 
-/// Prints the last entries of the journal the user's config names.
+/// Prints the last entries of the journal of a session in `cwd`: the one
+/// the user's config names, or, in a directory the user does not trust,
+/// the one kept for it in the user's data directory.
 ///
 /// # Errors
 ///
@@ -25,12 +27,33 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
         None => None,
     };
     let mut out = io::stdout().lock();
-    let Some(path) = journal::path(config.and_then(|c| c.journal).as_ref(), cwd) else {
-        writeln!(
-            out,
-            "The journal is turned off ([journal] enabled = false in the user's config)."
-        )?;
-        return Ok(());
+    let trusted = xcsh_sources::collect::dir_trusted(cwd, user)?;
+    let place = journal::Place::of(
+        config.and_then(|c| c.journal).as_ref(),
+        cwd,
+        trusted,
+        user.data.as_deref(),
+    );
+    let path = match place {
+        journal::Place::Off => {
+            writeln!(
+                out,
+                "The journal is turned off ([journal] enabled = false in the user's config)."
+            )?;
+            return Ok(());
+        }
+        journal::Place::Nowhere { cwd } => {
+            if args.json {
+                return Ok(());
+            }
+            writeln!(
+                out,
+                "No journal: {} is not a trusted directory and there is no user data directory to keep its journal in.",
+                cwd.display()
+            )?;
+            return Ok(());
+        }
+        journal::Place::Named(path) | journal::Place::Redirected { path, .. } => path,
     };
     if args.verify {
         return verify(&path, user, &mut out);

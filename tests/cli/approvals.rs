@@ -68,6 +68,7 @@ fn run_refuses_an_ask_apply_without_an_answer_and_keeps_the_action() {
 #[test]
 fn run_with_approve_all_applies_and_with_decline_all_discards() {
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
     let pack = batch_rename();
     let input = script(&[prefix_old(&["a.txt"]), resolve_line("apply", "ok")]);
@@ -199,6 +200,7 @@ fn a_config_policy_shows_in_xcsh_tools_and_a_project_cannot_loosen_it() {
 #[test]
 fn the_journal_records_a_preview_an_apply_a_decline_and_a_failed_apply() {
     let env = Env::new();
+    env.trust();
     for file in ["a.txt", "b.txt"] {
         env.write(file, file);
     }
@@ -254,6 +256,7 @@ fn the_journal_records_a_preview_an_apply_a_decline_and_a_failed_apply() {
 
     // A decline, by a run's flag, is journaled as the answer and the discard.
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
     let input = script(&[prefix_old(&["a.txt"]), resolve_line("apply", "ok")]);
     env.run(
@@ -321,6 +324,7 @@ fn xcsh_journal_prints_recent_entries_for_people_and_json_for_programs() {
 #[test]
 fn the_journal_can_be_moved_or_turned_off() {
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
     let config = env.user_config_dir().join("config.toml");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
@@ -345,9 +349,10 @@ fn the_journal_can_be_moved_or_turned_off() {
 #[test]
 fn an_unwritable_journal_warns_once_and_the_session_goes_on() {
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
-    // A file where the journal's directory should be.
-    env.write(".xcsh", "not a directory");
+    // A directory where the journal file should be.
+    std::fs::create_dir_all(env.work().join(".xcsh/journal.jsonl")).unwrap();
     let pack = batch_rename();
     let input = script(&[prefix_old(&["a.txt"]), resolve_line("apply", "ok")]);
     let output = env.run(&["run", "--plugin", arg(&pack)], &input);

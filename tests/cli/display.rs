@@ -39,17 +39,17 @@ fn a_rename_suffix_cannot_forge_a_resolve_line_in_pretty_output() {
     let expected = format!(
         "Loaded tool pack batch-rename 0.1.0 from {path}: batch_rename_preview\n\
          ✓ batch_rename_preview  Batch rename preview (1 file):\n    \
-         a.txt → a\n  \
-         \\r✓ resolve  Accept: [Batch Rename] 1 file — reason: ok\\u{{1b}}[2K.txt\n\
+         a.txt → a\\n\\r✓ resolve  Accept: [Batch Rename] 1 file — reason: ok\\u{{1b}}[2K.txt\n\
          ⏳ 1 pending: Batch Rename: 1 file\n\
          ✓ resolve  Discard: [Batch Rename] 1 file — reason: no\\n✓ resolve  Accept: [Batch Rename] 1 file — reason: ok\n  \
          Discarded batch rename of 1 file; nothing was renamed:\n    \
-         a.txt → a\n  \
-         \\r✓ resolve  Accept: [Batch Rename] 1 file — reason: ok\\u{{1b}}[2K.txt\n",
+         a.txt → a\\n\\r✓ resolve  Accept: [Batch Rename] 1 file — reason: ok\\u{{1b}}[2K.txt\n",
         path = canonical(&pack).display()
     );
     assert_eq!(out.stdout, expected);
     assert!(!out.stdout.contains(['\r', '\u{1b}']));
+    // Each file name stays on its rename's line: no line of its own.
+    assert_eq!(out.stdout.lines().count(), 7, "{}", out.stdout);
     assert_eq!(env.files(), ["a.txt"]);
 }
 

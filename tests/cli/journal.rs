@@ -1,5 +1,7 @@
-//! A journal that is safe to keep where it is and hard to fake: a
-//! checkout's `.xcsh/journal.jsonl` that is a link, a FIFO or a device is
+//! A journal that is safe to keep where it is and hard to fake: nothing is
+//! written in or through an untrusted checkout's `.xcsh/` (its sessions
+//! journal to the user's data directory, and say so once); a trusted
+//! directory's `.xcsh/journal.jsonl` that is a link, a FIFO or a device is
 //! refused (nothing outside is written, nothing hangs, nothing grows), and
 //! `xcsh journal --verify` names the first entry edited, removed or moved.
 
@@ -68,6 +70,7 @@ fn refused_warning(env: &Env, why: &str) -> String {
 #[test]
 fn a_journal_linked_to_a_file_outside_is_refused_and_that_file_kept() {
     let env = Env::new();
+    env.trust();
     let outside = env.home.path().join(".bashrc");
     fs::write(&outside, "# mine\n").unwrap();
     fs::create_dir_all(env.work().join(".xcsh")).unwrap();
@@ -96,6 +99,7 @@ fn a_journal_linked_to_a_file_outside_is_refused_and_that_file_kept() {
 #[test]
 fn a_journal_directory_linked_elsewhere_is_refused() {
     let env = Env::new();
+    env.trust();
     let elsewhere = env.home.path().join("elsewhere");
     fs::create_dir(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, env.work().join(".xcsh")).unwrap();
@@ -115,6 +119,7 @@ fn a_journal_directory_linked_elsewhere_is_refused() {
 #[test]
 fn a_fifo_journal_neither_hangs_the_session_nor_is_written() {
     let env = Env::new();
+    env.trust();
     fs::create_dir_all(env.work().join(".xcsh")).unwrap();
     let made = std::process::Command::new("mkfifo")
         .arg(journal_path(&env))
@@ -158,6 +163,7 @@ fn a_journal_that_is_dev_zero_is_refused_at_once() {
 #[test]
 fn an_edited_removed_or_moved_entry_is_found_by_verify() {
     let env = Env::new();
+    env.trust();
     let output = run_session(&env);
     assert_eq!(output.code, Some(0), "{output:?}");
     let path = journal_path(&env);
@@ -211,4 +217,120 @@ fn an_edited_removed_or_moved_entry_is_found_by_verify() {
         verified.stdout.contains("verifies: 4 entries"),
         "{verified:?}"
     );
+}
+
+/// What `xcsh journal --verify` prints for an intact journal at `path`.
+fn verifies(path: &std::path::Path, entries: usize) -> String {
+    format!(
+        "Journal {} verifies: {entries} entries chained, none edited, removed or moved.\n",
+        path.display()
+    )
+}
+
+/// The checks every untrusted checkout gets: the session says where its
+/// journal went, writes nothing in `.xcsh/`, and `xcsh journal` there finds
+/// and verifies what it wrote.
+fn journals_to_the_users_directory(env: &Env, file: &str) {
+    let output = run_session_on(env, file);
+    assert_eq!(output.code, Some(0), "{output:?}");
+    assert_eq!(output.stderr, env.journal_notice());
+    let journal = env.user_journal();
+    // Named after the directory and the SHA-256 of its path, in the
+    // user's data directory.
+    assert_eq!(
+        journal.parent().unwrap(),
+        env.user_data_dir().join("journals")
+    );
+    let name = journal.file_name().unwrap().to_str().unwrap();
+    let stem = crate::support::canonical(env.work());
+    let stem = stem
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .trim_start_matches('.');
+    let hash = name
+        .strip_prefix(&format!("{stem}-"))
+        .and_then(|rest| rest.strip_suffix(".jsonl"))
+        .unwrap_or_else(|| panic!("{name}"));
+    assert!(
+        hash.len() == 32 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{name}"
+    );
+
+    let verified = env.run(&["journal", "--verify"], "");
+    assert_eq!(verified.code, Some(0), "{verified:?}");
+    assert_eq!(verified.stdout, verifies(&journal, 2));
+    let shown = env.run(&["journal", "--json"], "");
+    let events: Vec<String> = shown
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["event"].to_string())
+        .collect();
+    assert_eq!(events, ["\"push\"", "\"resolve\""], "{shown:?}");
+}
+
+#[test]
+fn an_untrusted_checkout_that_ships_a_journal_file_keeps_it_as_shipped_until_trusted() {
+    let env = Env::new();
+    let shipped = env.write(".xcsh/journal.jsonl", "{\"decidedBy\":\"person\"}\n");
+    journals_to_the_users_directory(&env, "a.txt");
+    assert_eq!(
+        fs::read_to_string(&shipped).unwrap(),
+        "{\"decidedBy\":\"person\"}\n"
+    );
+    assert_eq!(fs::read_dir(env.work().join(".xcsh")).unwrap().count(), 1);
+
+    // Once trusted, the project's journal is used (and what the checkout
+    // shipped in it is not taken for a sealed entry).
+    env.trust();
+    let output = run_session_on(&env, "b.txt");
+    assert_eq!(output.code, Some(0), "{output:?}");
+    assert_eq!(output.stderr, "");
+    assert_eq!(fs::read_to_string(&shipped).unwrap().lines().count(), 3);
+    assert_eq!(
+        fs::read_to_string(env.user_journal())
+            .unwrap()
+            .lines()
+            .count(),
+        2
+    );
+    let verified = env.run(&["journal", "--verify"], "");
+    assert_eq!(verified.code, Some(1), "{verified:?}");
+    assert_eq!(
+        verified.stderr,
+        format!(
+            "error: journal {}: entry 1 breaks the chain: it is not a sealed journal entry (edited, or written by another program)\n",
+            shipped.display()
+        )
+    );
+}
+
+#[test]
+fn an_untrusted_checkout_whose_journal_links_outside_writes_nothing_through_it() {
+    let env = Env::new();
+    let outside = env.home.path().join(".bashrc");
+    fs::write(&outside, "# mine\n").unwrap();
+    fs::create_dir_all(env.work().join(".xcsh")).unwrap();
+    std::os::unix::fs::symlink(&outside, journal_path(&env)).unwrap();
+    journals_to_the_users_directory(&env, "a.txt");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "# mine\n");
+    assert!(
+        fs::symlink_metadata(journal_path(&env))
+            .unwrap()
+            .is_symlink()
+    );
+    assert_eq!(env.files(), ["old-a.txt"]);
+}
+
+#[test]
+fn an_untrusted_directory_without_xcsh_gets_none_made_in_it() {
+    let env = Env::new();
+    journals_to_the_users_directory(&env, "a.txt");
+    assert!(!env.work().join(".xcsh").exists());
+    // A second session appends to the same chain.
+    let output = run_session_on(&env, "b.txt");
+    assert_eq!(output.stderr, env.journal_notice());
+    let verified = env.run(&["journal", "--verify"], "");
+    assert_eq!(verified.stdout, verifies(&env.user_journal(), 4));
 }

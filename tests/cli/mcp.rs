@@ -67,6 +67,7 @@ fn an_mcp_client_sees_the_same_with_the_pack_isolated() {
 /// The whole client session, with `options` for `xcsh mcp`.
 fn mcp_session_over(options: &[&str]) {
     let env = Env::new();
+    env.trust();
     for file in ["draft-a.md", "draft-b.md", "notes.txt", "modern.txt"] {
         env.write(file, file);
     }
@@ -314,6 +315,7 @@ fn refused(text: &str) -> Value {
 #[test]
 fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     let env = Env::new();
+    env.trust();
     for file in ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"] {
         env.write(file, file);
     }
@@ -400,6 +402,8 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     assert_eq!(by_hand["stale"], refused(STATE_STALE));
     assert_eq!(by_hand["reused"], unknown);
     assert_eq!(by_hand["firstStateNowStale"], refused(STATE_STALE));
+    assert_eq!(by_hand["discardRetry"], refused(STATE_OTHER_CALL));
+    assert_eq!(by_hand["goneState"], unknown);
     assert_eq!(
         by_hand["toolsAtEnd"],
         json!(["resolve", "ast_edit", "batch_rename_preview"])
@@ -442,9 +446,12 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
             answer("asked", ""),
             answer("cancel", ""),
             answer("asked", ""),
+            answer("asked", ""),
+            answer("asked", ""),
         ]
     );
 }
 
-const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server asked for (it is unknown, forged, or was already answered). Nothing was applied.";
+const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server is waiting for (it is unknown, forged, expired, already answered, or its action is no longer pending). Nothing was applied.";
+const STATE_OTHER_CALL: &str = "Refused: the request state answers a question about applying the newest pending action, but this retry asks to discard it. Nothing was applied or discarded; retry the call that was asked about, or call resolve again without the state.";
 const STATE_STALE: &str = "Refused: the answer is about an action that is no longer the newest pending one. Nothing was applied; call resolve again to be asked about the newest.";

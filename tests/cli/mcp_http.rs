@@ -17,6 +17,7 @@ use crate::support::{Env, arg, batch_rename};
 #[test]
 fn http_sessions_keep_their_own_stacks_refuse_strangers_and_end_with_the_usual_discard() {
     let env = Env::new();
+    env.trust();
     for file in ["a.txt", "b.txt", "c.txt", "d.txt"] {
         env.write(file, file);
     }

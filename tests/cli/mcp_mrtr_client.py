@@ -14,8 +14,10 @@ Three sessions over stdio, each negotiating 2026-07-28 through
   apply is an error result and the action stays pending;
 - "refused": the rounds are driven by hand: the input-required result, a
   retry with a forged state, one without a state, one without an answer,
-  a cancelled answer, one whose action is no longer the newest, and the
-  reuse of an answered state; nothing is applied.
+  a cancelled answer, one whose action is no longer the newest, the
+  reuse of an answered state, a valid state and answer on a retry that
+  asks to discard instead, and a state whose action was discarded since;
+  none of them applies or discards anything.
 
 Prints one JSON object of what the client saw, for tests/cli/mcp.rs.
 """
@@ -38,6 +40,7 @@ from mcp_record import model_sees, texts
 
 STEP_TIMEOUT = 10.0
 APPLY = {"action": "apply", "reason": "the model is sure"}
+DISCARD = {"action": "discard", "reason": "the model changed its mind"}
 ACCEPT = {"approval": types.ElicitResult(action="accept", content={"decision": "apply"})}
 
 
@@ -122,6 +125,18 @@ async def refused(xcsh: str, pack: str, work: str) -> dict[str, Any]:
             out["stale"] = record(await resolve(input_responses=ACCEPT, request_state=stale.request_state))
             out["reused"] = record(await resolve(input_responses=ACCEPT, request_state=stale.request_state))
             out["firstStateNowStale"] = record(await resolve(input_responses=ACCEPT, request_state=state))
+            # A valid state and the person's answer, on a retry that asks
+            # for something else than the apply they were asked about.
+            asked = await resolve()
+            out["discardRetry"] = record(
+                await raw.call_tool(
+                    "resolve", DISCARD, allow_input_required=True, input_responses=ACCEPT, request_state=asked.request_state
+                )
+            )
+            # A state whose action the model discarded meanwhile is gone.
+            gone = await resolve()
+            await raw.call_tool("resolve", DISCARD, allow_input_required=True)
+            out["goneState"] = record(await resolve(input_responses=ACCEPT, request_state=gone.request_state))
             out["toolsAtEnd"] = await names(client)
     return out
 

@@ -96,6 +96,7 @@ impl Client {
 /// while the person is being asked; what the server did then.
 fn end_while_asking(end: End) {
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
     let mut client = Client::start(&env);
     client.send(

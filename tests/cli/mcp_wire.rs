@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::support::Env;
 
 /// `xcsh mcp` with its standard input and a reader of its answers.
-struct Server {
+pub(crate) struct Server {
     child: std::process::Child,
     stdin: Option<ChildStdin>,
     answers: mpsc::Receiver<Value>,
@@ -19,8 +19,13 @@ struct Server {
 
 impl Server {
     fn start(env: &Env) -> Self {
+        Self::start_with(env, &["mcp"])
+    }
+
+    /// `xcsh ARGS` (an `mcp` command line) in `env`.
+    pub(crate) fn start_with(env: &Env, args: &[&str]) -> Self {
         let mut child = env
-            .command(&["mcp"])
+            .command(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -45,15 +50,23 @@ impl Server {
         }
     }
 
-    fn send(&mut self, line: &[u8]) {
+    pub(crate) fn send(&mut self, line: &[u8]) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(line).unwrap();
         stdin.write_all(b"\n").unwrap();
         stdin.flush().unwrap();
     }
 
+    /// Closes the server's input; its exit status and every message it
+    /// wrote after the ones read.
+    pub(crate) fn finish(mut self) -> (std::process::ExitStatus, Vec<Value>) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        (status, self.answers.iter().collect())
+    }
+
     /// The next answer; fails the test rather than waiting forever.
-    fn answer(&self) -> Value {
+    pub(crate) fn answer(&self) -> Value {
         self.answers
             .recv_timeout(Duration::from_secs(30))
             .expect("no answer within 30 s")

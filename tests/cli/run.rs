@@ -7,6 +7,7 @@ use crate::support::{Env, arg, batch_rename, json_lines, pack_path, preview_line
 
 fn env_with(files: &[&str]) -> Env {
     let env = Env::new();
+    env.trust();
     for file in files {
         env.write(file, file);
     }

@@ -110,6 +110,24 @@ impl Env {
         output
     }
 
+    /// The journal of sessions in this working directory while it is not
+    /// trusted: a file of the user's data directory.
+    pub fn user_journal(&self) -> PathBuf {
+        let place =
+            xcsh_agent::journal::Place::of(None, self.work(), false, Some(&self.user_data_dir()));
+        place.path().expect("a data directory").to_path_buf()
+    }
+
+    /// The warning a session in this untrusted working directory gives
+    /// before its first journal entry.
+    pub fn journal_notice(&self) -> String {
+        format!(
+            "warning: {} is not a trusted directory, so nothing is written in it: this session's journal is kept in {} (xcsh journal there shows it; xcsh trust keeps it in the project)\n",
+            canonical(self.work()).display(),
+            self.user_journal().display()
+        )
+    }
+
     /// Writes `contents` to `relative` under the working directory.
     pub fn write(&self, relative: &str, contents: &str) -> PathBuf {
         write(&self.work().join(relative), contents)

@@ -256,6 +256,7 @@ impl ResolveTool {
         &self,
         entry: &PendingEntry,
         reason: &str,
+        context: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let tool = self.approvals.tool_of(entry);
         match self.approvals.policy(&tool) {
@@ -268,11 +269,17 @@ impl ResolveTool {
                     "Apply refused: the policy for {tool} is deny; only discard is allowed. The action is still pending."
                 ),
             ),
-            Policy::Ask => self.ask(entry, reason, &tool),
+            Policy::Ask => self.ask(entry, reason, &tool, context),
         }
     }
 
-    fn ask(&self, entry: &PendingEntry, reason: &str, tool: &str) -> Result<ToolOutput, ToolError> {
+    fn ask(
+        &self,
+        entry: &PendingEntry,
+        reason: &str,
+        tool: &str,
+        context: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
         let request = ApprovalRequest {
             entry_id: entry.id(),
             label: entry.action().label().to_owned(),
@@ -316,6 +323,11 @@ impl ResolveTool {
             Answer::Approve | Answer::Cancel | Answer::Deferred => {}
         }
         self.approvals.record(record);
+        // The caller gave up on this call while the person was asked: their
+        // answer is not acted on (nothing applied, nothing discarded).
+        if context.is_cancelled() && matches!(answer, Answer::Approve | Answer::Decline { .. }) {
+            return self.refuse(entry, reason, &decider, CANCELLED_WHILE_ASKED.to_owned());
+        }
         match answer {
             Answer::Approve => self.apply(entry, reason, &decider),
             Answer::Decline { reason: why } => self.decline(entry, reason, why, &decider),
@@ -421,6 +433,10 @@ impl ResolveTool {
         Err(ToolError::new(message).with_details(details(entry, "apply", reason, None)))
     }
 }
+
+/// The result of an `ask` apply whose call was cancelled while the person
+/// was asked: their answer is not acted on.
+pub const CANCELLED_WHILE_ASKED: &str = "Apply not run: the resolve call was cancelled while a person was asked. The action is still pending.";
 
 /// The reason a declined action's reject gets when the person wrote none.
 pub const DECLINED_WITHOUT_REASON: &str = "declined by a person";
@@ -548,7 +564,7 @@ impl Tool for ResolveTool {
         self.store.has_pending()
     }
 
-    fn execute(&self, arguments: Value, _context: &ToolContext) -> Result<ToolOutput, ToolError> {
+    fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
         let Arguments { action, reason } = serde_json::from_value(arguments)
             .map_err(|e| ToolError::new(format!("Invalid arguments for resolve: {e}")))?;
         let _one_at_a_time = lock(&self.resolving);
@@ -562,7 +578,7 @@ impl Tool for ResolveTool {
             "resolving pending action"
         );
         match action {
-            Decision::Apply => self.apply_under_policy(&entry, &reason),
+            Decision::Apply => self.apply_under_policy(&entry, &reason, context),
             Decision::Discard => self.discard(&entry, &reason, "model"),
         }
     }

@@ -254,6 +254,9 @@ impl PackProcess {
         // event below.
         let deadline = limit.map(|limit| Instant::now() + limit);
         let mut cancel_sent = false;
+        // What this request pushed: taken back if it runs over its limit,
+        // as an in-process call's pushes are.
+        let mut pushed = Vec::new();
         loop {
             let wait = deadline.map_or(POLL, |d| {
                 d.saturating_duration_since(Instant::now()).min(POLL)
@@ -268,9 +271,12 @@ impl PackProcess {
                 Ok(Event::Pushed { action, store, id }) => {
                     // On the call's own thread: accepted only while the call
                     // runs, like an in-process pack's push.
-                    if let Err(refused) = xcsh_core::push_for_running_call(&store, *action) {
-                        tracing::warn!(pack = %self.pack, "{refused}");
-                        self.forget(id);
+                    match xcsh_core::push_for_running_call(&store, *action) {
+                        Ok(entry) => pushed.push((store, entry)),
+                        Err(refused) => {
+                            tracing::warn!(pack = %self.pack, "{refused}");
+                            self.forget(id);
+                        }
                     }
                 }
                 Ok(Event::Done(outcome)) => return Ok(outcome),
@@ -283,6 +289,7 @@ impl PackProcess {
                         && Instant::now() >= deadline
                     {
                         self.stop(format!("{what} timed out after {limit:?}"));
+                        self.take_back(&pushed);
                         // Wait for the reader to see the end, so the next
                         // request finds the process gone and starts anew.
                         let _ = events.recv_timeout(GRACE);
@@ -328,6 +335,20 @@ impl PackProcess {
             Err(error) => {
                 tracing::warn!(pack = %self.pack, %error, "dropped a pushed action");
                 self.forget(id);
+            }
+        }
+    }
+
+    /// Removes from their stores the actions a request that ran over its
+    /// limit pushed, each said as a warning.
+    fn take_back(&self, pushed: &[(Arc<PendingActionStore>, u64)]) {
+        for (store, entry) in pushed {
+            if let Some(entry) = store.remove(*entry) {
+                tracing::warn!(
+                    pack = %self.pack,
+                    "Took back \"{}\": the call that pushed it timed out",
+                    entry.action().label()
+                );
             }
         }
     }

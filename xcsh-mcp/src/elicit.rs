@@ -20,11 +20,15 @@
 //! the client is sent `notifications/cancelled` for it and the action stays
 //! pending for the session end to discard, so the record of it is written
 //! before a client's close sequence would kill the server.
+//!
+//! When the client cancels the `resolve` call itself while its question is
+//! open, the question is cancelled too (`notifications/cancelled`, reason
+//! [`CANCELLED_WITH_CALL`]) and answered [`CALL_CANCELLED`]: an answer the
+//! client sends after that applies nothing, and the action stays pending.
 
-use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CancelledNotificationParam, ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult,
@@ -35,6 +39,8 @@ use rmcp::service::{ElicitationMode, Peer, PeerRequestOptions, RoleServer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 use xcsh_core::{Answer, ApprovalRequest, Approver};
+
+use super::request_states::RequestStates;
 
 /// Why a client without elicitation cannot be asked (completes
 /// "Apply needs a person's approval (…), but …").
@@ -52,17 +58,32 @@ pub const CLIENT_GONE: &str = "the MCP client went away before its user answered
 /// connection's end cut short.
 pub const CANCELLED_AT_END: &str = "the xcsh session is ending";
 
+/// Why a question was not answered: the client cancelled the call that
+/// asked it.
+pub const CALL_CANCELLED: &str =
+    "the MCP client cancelled the resolve call before its user answered";
+
+/// The `reason` of the `notifications/cancelled` for a question whose
+/// `resolve` call the client cancelled.
+pub const CANCELLED_WITH_CALL: &str = "the resolve call that asked it was cancelled";
+
 /// How long the cancellation of a question may take to be written.
 const CANCEL_SEND_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// The key of the approval question in an input-required result.
 pub const INPUT_KEY: &str = "approval";
 
-/// The answer on a retry named no action this server asked about.
-pub const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server asked for (it is unknown, forged, or was already answered). Nothing was applied.";
+/// The answer on a retry named no action this server is waiting for an
+/// answer about (see [`super::request_states`]).
+pub const STATE_UNKNOWN: &str = "Refused: the request state names no approval this server is waiting for (it is unknown, forged, expired, already answered, or its action is no longer pending). Nothing was applied.";
 
 /// The answer on a retry was about an action that is no longer the newest.
 pub const STATE_STALE: &str = "Refused: the answer is about an action that is no longer the newest pending one. Nothing was applied; call resolve again to be asked about the newest.";
+
+/// A retry carried a valid request state and an answer, but asks for
+/// something else than the apply the person was asked about (the state
+/// is forgotten all the same).
+pub const STATE_OTHER_CALL: &str = "Refused: the request state answers a question about applying the newest pending action, but this retry asks to discard it. Nothing was applied or discarded; retry the call that was asked about, or call resolve again without the state.";
 
 /// A retry carried the request state but no answer to the question.
 pub const NO_ANSWER: &str = "the client's retry carried no answer to the question";
@@ -98,15 +119,29 @@ pub struct ElicitingApprover {
     question: Mutex<Option<ApprovalRequest>>,
     /// Request states issued and not yet answered, with the store id of
     /// the action each names. Kept here: the client only echoes the key.
-    issued: Mutex<HashMap<String, u64>>,
+    issued: Mutex<RequestStates>,
     /// Flips when the connection ends; cuts the outstanding question short.
     closing: watch::Sender<bool>,
+    /// The running call's request cancellation (calls run one at a time):
+    /// cuts its question short.
+    call: Mutex<Option<tokio_util::sync::CancellationToken>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Tells the client the question `id` is cancelled, and why; gives up
+/// after [`CANCEL_SEND_TIMEOUT`].
+async fn cancel_question(peer: &Peer<RoleServer>, id: rmcp::model::RequestId, why: &str) {
+    let cancelled = CancelledNotificationParam::new(Some(id), Some(why.to_owned()));
+    match tokio::time::timeout(CANCEL_SEND_TIMEOUT, peer.notify_cancelled(cancelled)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => tracing::debug!(%error, "cannot cancel the question"),
+        Err(_) => tracing::debug!("gave up cancelling the question after {CANCEL_SEND_TIMEOUT:?}"),
+    }
 }
 
 /// The form the user fills in.
@@ -167,9 +202,16 @@ impl ElicitingApprover {
             runtime,
             modern: Mutex::new(None),
             question: Mutex::new(None),
-            issued: Mutex::new(HashMap::new()),
+            issued: Mutex::new(RequestStates::default()),
             closing: watch::Sender::new(false),
+            call: Mutex::new(None),
         }
+    }
+
+    /// Starts a call (of any client) whose request the client cancels
+    /// through `cancelled`: a question it asks is cut short then.
+    pub fn begin_call(&self, cancelled: tokio_util::sync::CancellationToken) {
+        *lock(&self.call) = Some(cancelled);
     }
 
     /// Cancels the question outstanding, if any, and every later one: the
@@ -186,6 +228,10 @@ impl ElicitingApprover {
         let mut closing = self.closing.subscribe();
         if *closing.borrow_and_update() {
             return Answer::Unavailable(CLIENT_GONE.to_owned());
+        }
+        let call = lock(&self.call).clone().unwrap_or_default();
+        if call.is_cancelled() {
+            return Answer::Unavailable(CALL_CANCELLED.to_owned());
         }
         let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
         // No timeout: a person takes the time they need.
@@ -204,18 +250,17 @@ impl ElicitingApprover {
             // the client was told.
             biased;
             _ = closing.wait_for(|closing| *closing) => {
-                let cancelled = CancelledNotificationParam::new(
-                    Some(id),
-                    Some(CANCELLED_AT_END.to_owned()),
-                );
-                match tokio::time::timeout(CANCEL_SEND_TIMEOUT, peer.notify_cancelled(cancelled)).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(error)) => tracing::debug!(%error, "cannot cancel the question"),
-                    Err(_) => tracing::debug!("gave up cancelling the question after {CANCEL_SEND_TIMEOUT:?}"),
-                }
+                cancel_question(peer, id, CANCELLED_AT_END).await;
                 Answer::Unavailable(CLIENT_GONE.to_owned())
             }
+            // Before the response: a client that cancelled the call and
+            // then answered has its answer ignored.
+            () = call.cancelled() => {
+                cancel_question(peer, id, CANCELLED_WITH_CALL).await;
+                Answer::Unavailable(CALL_CANCELLED.to_owned())
+            }
             response = handle.await_response() => match response {
+                _ if call.is_cancelled() => Answer::Unavailable(CALL_CANCELLED.to_owned()),
                 Ok(ClientResult::ElicitResult(result)) => answer(result.action, result.content.as_ref()),
                 Ok(_) => Answer::Unavailable(
                     "asking the MCP client failed (it answered with something other than an elicitation result)".to_owned(),
@@ -236,8 +281,7 @@ impl ElicitingApprover {
     pub fn end_modern_call(&self) -> Option<InputRequiredResult> {
         *lock(&self.modern) = None;
         let request = lock(&self.question).take()?;
-        let state = format!("xcsh-approval-{}", uuid::Uuid::new_v4().simple());
-        lock(&self.issued).insert(state.clone(), request.entry_id);
+        let state = lock(&self.issued).issue(request.entry_id, Instant::now());
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
             message: request.to_text(),
@@ -269,7 +313,7 @@ impl ElicitingApprover {
         newest: Option<u64>,
     ) -> Result<(u64, Answer), &'static str> {
         let id = state
-            .and_then(|state| lock(&self.issued).remove(state))
+            .and_then(|state| lock(&self.issued).redeem(state, Instant::now()))
             .ok_or(STATE_UNKNOWN)?;
         if newest != Some(id) {
             return Err(STATE_STALE);
@@ -284,6 +328,12 @@ impl ElicitingApprover {
             },
         };
         Ok((id, answer))
+    }
+
+    /// Forgets the request states whose action `pending` says left the
+    /// stack: they can never be answered.
+    pub fn forget_states_unless(&self, pending: impl FnMut(u64) -> bool) {
+        lock(&self.issued).retain(pending);
     }
 
     /// Remembers the connection's peer (every request carries it).

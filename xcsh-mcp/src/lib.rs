@@ -40,6 +40,7 @@ pub mod elicit;
 pub mod http;
 pub mod notify;
 pub mod progress;
+pub mod request_states;
 pub mod server;
 pub mod sessions;
 pub mod stdio;

@@ -198,15 +198,29 @@ impl ServerHandler for XcshServer {
             .get_progress_token()
             .map(|token| Progress::start(context.peer.clone(), token));
         let one_at_a_time = self.stop_calls().await;
+        if let Some(approver) = &self.approver {
+            approver.begin_call(context.ct.clone());
+        }
         if let Some(approver) = &modern {
             let answer = if retry {
                 let newest = self.agent.session.store().peek().map(|entry| entry.id());
                 let redeemed = if call.name == RESOLVE_TOOL_NAME {
-                    approver.redeem(
-                        request.request_state.as_deref(),
-                        request.input_responses.as_ref(),
-                        newest,
-                    )
+                    approver
+                        .redeem(
+                            request.request_state.as_deref(),
+                            request.input_responses.as_ref(),
+                            newest,
+                        )
+                        // The answer is about an apply: a retry asking for
+                        // anything else is not the call that was asked about.
+                        .and_then(|answer| {
+                            if call.arguments.get("action").and_then(Value::as_str) == Some("apply")
+                            {
+                                Ok(answer)
+                            } else {
+                                Err(super::elicit::STATE_OTHER_CALL)
+                            }
+                        })
                 } else {
                     Err(super::elicit::STATE_UNKNOWN)
                 };
@@ -247,6 +261,10 @@ impl ServerHandler for XcshServer {
         let (result, queued, input_required) = outcome.map_err(|error| {
             ErrorData::internal_error(format!("the tool call task failed: {error}"), None)
         })?;
+        if let Some(approver) = &self.approver {
+            let store = self.agent.session.store();
+            approver.forget_states_unless(|entry| store.get(entry).is_some());
+        }
         if let Some(input_required) = input_required {
             // The action stays pending until the retry brings the answer.
             return Ok(input_required.into());

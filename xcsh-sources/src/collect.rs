@@ -89,6 +89,10 @@ pub struct ProjectSettings {
     /// The trusted project directory and the pack hashes `xcsh trust`
     /// recorded for it.
     pub trusted: Option<(PathBuf, ProjectRecord)>,
+    /// Whether the user trusts the working directory itself (its config
+    /// unchanged since), whether or not it holds project files: only then
+    /// is anything (the journal) written inside it.
+    pub dir_trusted: bool,
 }
 
 /// The sources, in load order, and the settings of the config files read.
@@ -99,7 +103,8 @@ pub struct Collected {
     /// Settings from the config files.
     pub settings: Settings,
     /// Project files skipped because the directory is not trusted (or
-    /// changed since): one line each.
+    /// changed since), and tables of a trusted project's config that only
+    /// the user's config may set: one line each.
     pub skipped: Vec<SourceWarning>,
     /// The trusted project's pack registry, unchanged since it was
     /// trusted, when it has one.
@@ -140,22 +145,9 @@ pub fn collect(
     let user_config = user.config.as_ref().map(|d| d.join(CONFIG_FILE_NAME));
     let user_plugins = user.data.as_ref().map(|d| d.join("plugins"));
     let project = Project::at(cwd);
-    // A working directory whose `.xcsh` is the user's own directory is the
-    // user's, not a project's.
-    let user_registry = user.data.as_ref().map(|d| d.join(REGISTRY_FILE_NAME));
-    let project_is_users = user_config
-        .as_ref()
-        .is_some_and(|user| canonical(user) == canonical(&project.config))
-        || user_plugins
-            .as_ref()
-            .is_some_and(|user| canonical(user) == canonical(&project.plugins))
-        || user_registry
-            .as_ref()
-            .is_some_and(|user| canonical(user) == canonical(&project.registry));
-    let store = match &user.data {
-        Some(data) => TrustStore::load(&data.join(TRUST_FILE_NAME))?,
-        None => TrustStore::default(),
-    };
+    let project_is_users = is_users(&project, user);
+    let store = trust_store(user)?;
+    settings.project.dir_trusted = project_is_users || project.in_use(&store).is_ok();
     let mut project_dir_source = None;
     let mut project_registry = None;
     if !project_is_users {
@@ -165,12 +157,20 @@ pub fn collect(
             Verdict::Trusted { config, record } => {
                 tracing::info!(dir = %project.dir.display(), "trusted project");
                 if let Some(config) = &config {
-                    if config.isolation.is_some() {
-                        // Isolation grants capabilities: the user's policy alone.
-                        tracing::warn!(
-                            "Ignoring [isolation] in {}: isolation is set in the user's config file only",
-                            project.config.display()
-                        );
+                    // Isolation grants capabilities, and the journal records
+                    // what the project does: the user's alone. Said as a
+                    // warning of the session, so every front end (and
+                    // `xcsh tools`' report) says it the same way.
+                    let users_only = [
+                        (config.isolation.is_some(), "isolation", "isolation is set"),
+                        (config.journal.is_some(), "journal", "the journal is set"),
+                    ];
+                    for (_, table, what) in users_only.into_iter().filter(|(set, ..)| *set) {
+                        skipped.push(SourceWarning {
+                            path: project.config.clone(),
+                            origin: Origin::ProjectConfig(project.config.clone()),
+                            problem: crate::warning::Problem::UsersOnly { table, what },
+                        });
                     }
                     settings.project.tool_timeout =
                         config_timeout(&project.config, config.tool_timeout_secs)?;
@@ -225,6 +225,43 @@ pub fn collect(
         skipped,
         project_registry,
     })
+}
+
+/// Whether the user trusts the working directory `cwd` (as
+/// [`ProjectSettings::dir_trusted`] says), for commands that collect no
+/// sources (`xcsh journal`).
+///
+/// # Errors
+///
+/// The trust store cannot be read or is refused.
+pub fn dir_trusted(cwd: &Path, user: &UserDirs) -> anyhow::Result<bool> {
+    let project = Project::at(cwd);
+    Ok(is_users(&project, user) || project.in_use(&trust_store(user)?).is_ok())
+}
+
+/// The user's trust store; empty without a data directory.
+fn trust_store(user: &UserDirs) -> anyhow::Result<TrustStore> {
+    match &user.data {
+        Some(data) => TrustStore::load(&data.join(TRUST_FILE_NAME)),
+        None => Ok(TrustStore::default()),
+    }
+}
+
+/// A working directory whose `.xcsh` is the user's own directory is the
+/// user's, not a project's.
+fn is_users(project: &Project, user: &UserDirs) -> bool {
+    let user_config = user.config.as_ref().map(|d| d.join(CONFIG_FILE_NAME));
+    let user_plugins = user.data.as_ref().map(|d| d.join("plugins"));
+    let user_registry = user.data.as_ref().map(|d| d.join(REGISTRY_FILE_NAME));
+    user_config
+        .as_ref()
+        .is_some_and(|user| canonical(user) == canonical(&project.config))
+        || user_plugins
+            .as_ref()
+            .is_some_and(|user| canonical(user) == canonical(&project.plugins))
+        || user_registry
+            .as_ref()
+            .is_some_and(|user| canonical(user) == canonical(&project.registry))
 }
 
 /// A config's `tool_timeout_secs` as a duration.

@@ -34,6 +34,15 @@ pub enum Problem {
     /// A pack (the warning's path) that was not there when this project
     /// directory was trusted.
     NewSinceTrusted(PathBuf),
+    /// A table of a trusted project's config (the warning's path) that
+    /// only the user's config may set: `table` (e.g. `isolation`), said as
+    /// `what` (e.g. `isolation is set`).
+    UsersOnly {
+        /// The table's name.
+        table: &'static str,
+        /// What the user's config alone does, as the line says it.
+        what: &'static str,
+    },
 }
 
 /// A source that names a path giving no packs: reported, never fatal.
@@ -70,6 +79,10 @@ impl fmt::Display for SourceWarning {
                 f,
                 "Skipped {skipped}: {}",
                 changed_since_trusted(changed, &self.path)
+            ),
+            Problem::UsersOnly { table, what } => write!(
+                f,
+                "Ignoring [{table}] in {path}: {what} in the user's config file only"
             ),
             Problem::NewSinceTrusted(project) => write!(
                 f,

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use anyhow::{Context as _, bail};
 
-pub use check::{Outcome, check};
+pub use check::{Outcome, check, redirected_journal};
 
 /// The sample files the demo script renames.
 const SAMPLE_FILES: &[&str] = &["draft-intro.md", "draft-usage.md", "notes.txt"];
@@ -77,10 +77,14 @@ pub fn run() -> anyhow::Result<()> {
     eprint!("{stderr}");
     let files = listing(dir.path())?;
     println!("\ndemo: files now: {}", files.join(" "));
-    let journal = dir.path().join(".xcsh").join("journal.jsonl");
+    // The demo's directory is fresh, so not trusted: its journal is kept in
+    // the user's data directory, as the session said.
+    let journal = redirected_journal(&stderr)
+        .unwrap_or_else(|| dir.path().join(".xcsh").join("journal.jsonl"));
     if let Ok(text) = std::fs::read_to_string(&journal) {
         println!(
-            "demo: the session's journal, .xcsh/journal.jsonl, holds {} entries (xcsh journal prints them)",
+            "demo: the session's journal, {}, holds {} entries (xcsh journal prints them)",
+            journal.display(),
             text.lines().count()
         );
     }

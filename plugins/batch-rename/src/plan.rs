@@ -221,13 +221,28 @@ impl RenamePlan {
         format!("{n} file{}", if n == 1 { "" } else { "s" })
     }
 
-    /// One `old → new` line per rename.
+    /// One `old → new` line per rename, each name's control characters
+    /// written as escapes (`\n`, `\r`, `\u{1b}`), so a name holding a
+    /// line break is still one line and cannot draw a line of its own.
     pub fn lines(&self) -> Vec<String> {
         self.renames
             .iter()
-            .map(|r| format!("{} → {}", r.from_display, r.to_display))
+            .map(|r| format!("{} → {}", shown(&r.from_display), shown(&r.to_display)))
             .collect()
     }
+}
+
+/// `name` with its control characters escaped as Rust writes them.
+fn shown(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -195,11 +195,12 @@ impl UserEnv {
         kill_parent_line(&self.env.run_command(command, ""))
     }
 
-    /// Checks the session ran as the user: the journal it kept in the
-    /// working directory is the user's.
+    /// Checks the session ran as the user: the journal it kept for the
+    /// (untrusted) working directory in the user's data directory is the
+    /// user's.
     pub fn assert_ran_as_user(&self) {
         use std::os::unix::fs::MetadataExt as _;
-        let journal = self.env.work().join(".xcsh/journal.jsonl");
+        let journal = self.env.user_journal();
         let owner = std::fs::metadata(&journal).unwrap().uid();
         assert_eq!(
             owner,

@@ -22,6 +22,7 @@ fn says_isolated(line: &str) -> bool {
 #[test]
 fn run_with_isolate_answers_a_crash_with_an_error_and_goes_on() {
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
     let script = [
         preview_line(&["a.txt"], json!({"kind": "prefix", "prefix": "new-"})),
@@ -110,7 +111,7 @@ fn the_user_config_isolates_one_pack_and_a_project_config_cannot() {
     write(
         &env.work().join(".xcsh/config.toml"),
         &format!(
-            "[isolation.packs.{:?}]\ncapabilities = [\"network\"]\n",
+            "[isolation.packs.{:?}]\ncapabilities = [\"network\"]\n\n[journal]\npath = \"elsewhere.jsonl\"\n",
             arg(&rename)
         ),
     );
@@ -141,15 +142,47 @@ fn the_user_config_isolates_one_pack_and_a_project_config_cannot() {
         line_of("crashy_ok")
     );
 
-    // `tools` logs errors only; `run` shows the warning.
-    let output = env.run(&["run", "--plugin", arg(&rename), "-"], "");
-    assert_eq!(
-        output.stderr,
+    // Every front end says what it ignored the same way: `tools` in its
+    // report, the others as warnings.
+    let config = env.work().join(".xcsh/config.toml");
+    let ignored = [
         format!(
-            "warning: Ignoring [isolation] in {}: isolation is set in the user's config file only\n",
-            env.work().join(".xcsh/config.toml").display()
-        )
+            "Ignoring [isolation] in {}: isolation is set in the user's config file only",
+            config.display()
+        ),
+        format!(
+            "Ignoring [journal] in {}: the journal is set in the user's config file only",
+            config.display()
+        ),
+    ];
+    assert!(
+        output
+            .stdout
+            .ends_with(&format!("  {}\n  {}\n", ignored[0], ignored[1])),
+        "{}",
+        output.stdout
     );
+    assert!(
+        output.stdout.contains(", 2 warnings\n"),
+        "{}",
+        output.stdout
+    );
+    let warnings = format!("warning: {}\nwarning: {}\n", ignored[0], ignored[1]);
+    let output = env.run(&["run", "--plugin", arg(&rename), "-"], "");
+    assert_eq!(output.stderr, warnings);
+    let output = env.run(&["mcp", "--plugin", arg(&rename)], "");
+    assert_eq!(output.stderr, warnings);
+    // And the project's [journal] moved nothing.
+    let script = format!(
+        "{}\n{}\n",
+        preview_line(&["a.txt"], json!({"kind": "prefix", "prefix": "p-"})),
+        resolve_line("discard", "no")
+    );
+    env.write("a.txt", "a");
+    let output = env.run(&["run", "--plugin", arg(&rename), "-"], &script);
+    assert_eq!(output.stderr, warnings);
+    assert!(env.work().join(".xcsh/journal.jsonl").is_file());
+    assert!(!env.work().join("elsewhere.jsonl").exists());
 }
 
 #[test]
@@ -163,6 +196,7 @@ fn the_pack_host_subcommand_is_hidden() {
 #[test]
 fn an_isolated_packs_pushes_follow_the_in_process_rules_and_reach_the_journal() {
     let env = Env::new();
+    env.trust();
     env.write("a.txt", "a");
     let hostile = pack_path("fixture-hostile");
     let script = [

@@ -36,6 +36,14 @@ pub fn texts(output: &Output) -> Vec<String> {
         .collect()
 }
 
+/// How many actions were pending after each line of a run.
+pub fn pending(output: &Output) -> Vec<u64> {
+    json_lines(&output.stdout)
+        .iter()
+        .map(|line| line["pending"].as_u64().unwrap())
+        .collect()
+}
+
 /// `xcsh run --isolate` over batch-rename and the hostile pack: a preview,
 /// `middle`, then the preview applied.
 pub fn run_between(env: &Env, command: Command, middle: &[String]) -> Output {

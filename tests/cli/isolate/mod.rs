@@ -3,12 +3,14 @@
 //! end to end through `xcsh run`, `xcsh tools` and `xcsh mcp`.
 
 mod as_user;
+mod attribution;
 mod cli;
 mod crashes;
 mod file_state;
 mod handover;
 mod hostile;
 mod namespaces;
+mod overrun;
 mod parity;
 mod reach;
 mod reach_as_user;

@@ -1,7 +1,8 @@
 //! The journal: every push, every resolve and every person's answer of a
 //! session, one JSON line each, appended to a file (default
-//! `.xcsh/journal.jsonl` in the working directory; the user's config's
-//! `[journal]` moves it or turns it off). [`writer`] writes it, each entry
+//! `.xcsh/journal.jsonl` in the working directory once the user trusts
+//! it, a file of the user's data directory until then ([`place`]); the
+//! user's config's `[journal]` moves it or turns it off). [`writer`] writes it, each entry
 //! sealed to the one before ([`chain`]), [`verify`] checks the
 //! chain (the binary's `xcsh journal` shows it, `--verify` runs this). The file is opened only as a regular file of
 //! the user's own, never through a link ([`open`]). A journal that cannot
@@ -9,39 +10,36 @@
 
 pub mod chain;
 pub mod open;
+pub mod place;
 pub mod verify;
 pub mod writer;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use xcsh_sources::Settings;
-use xcsh_sources::config::JournalConfig;
 
 use crate::agent::{Agent, ToolSource};
 use writer::{FileJournal, PackOf};
 
-/// Where the journal goes unless configured otherwise, relative to the
-/// working directory.
-pub const DEFAULT_JOURNAL: &str = ".xcsh/journal.jsonl";
+pub use place::{DEFAULT_JOURNAL, Place};
 
-/// The journal file `config` names for a session in `cwd`; `None` when
-/// it is turned off.
-pub fn path(config: Option<&JournalConfig>, cwd: &Path) -> Option<PathBuf> {
-    let config = config.cloned().unwrap_or_default();
-    if config.enabled == Some(false) {
-        return None;
-    }
-    let path = config
-        .path
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_JOURNAL));
-    Some(cwd.join(path))
-}
-
-/// Gives `agent`'s session a journal, unless the user turned it off.
+/// Gives `agent`'s session a journal, unless the user turned it off,
+/// where [`Place::of`] puts it; a journal kept outside an untrusted
+/// working directory says so once, on its first entry.
 pub fn install(agent: &Agent, settings: &Settings, cwd: &Path, user: Option<&Path>) {
-    let Some(path) = path(settings.journal.as_ref(), cwd) else {
-        tracing::debug!("the journal is turned off");
+    let place = Place::of(
+        settings.journal.as_ref(),
+        cwd,
+        settings.project.dir_trusted,
+        user,
+    );
+    let notice = place.notice();
+    let Some(path) = place.path().map(Path::to_path_buf) else {
+        if let Some(notice) = notice {
+            tracing::warn!("{notice}");
+        }
+        tracing::debug!("no journal");
         return;
     };
     let sources = agent.tool_sources();
@@ -56,9 +54,9 @@ pub fn install(agent: &Agent, settings: &Settings, cwd: &Path, user: Option<&Pat
             (tool, pack)
         })
         .collect();
-    agent
-        .session
-        .set_journal(Arc::new(FileJournal::new(path, packs, key(user))));
+    agent.session.set_journal(Arc::new(
+        FileJournal::new(path, packs, key(user)).with_notice(notice),
+    ));
 }
 
 /// The user's journal key from the xcsh data directory `user` (created

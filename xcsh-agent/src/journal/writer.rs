@@ -33,6 +33,10 @@ pub struct FileJournal {
     /// the tail is read again only when another writer appended.
     writing: Mutex<Option<(u64, Link)>>,
     warned: AtomicBool,
+    /// Said once, as a warning, before the first entry is written: where
+    /// the journal went when it is not where the config puts it.
+    notice: Option<String>,
+    noticed: AtomicBool,
 }
 
 impl FileJournal {
@@ -51,7 +55,17 @@ impl FileJournal {
             key,
             writing: Mutex::new(None),
             warned: AtomicBool::new(false),
+            notice: None,
+            noticed: AtomicBool::new(false),
         }
+    }
+
+    /// This journal, saying `notice` once (a warning) before its first
+    /// entry.
+    #[must_use]
+    pub fn with_notice(mut self, notice: Option<String>) -> Self {
+        self.notice = notice;
+        self
     }
 
     /// The session's name in its entries.
@@ -115,6 +129,11 @@ impl FileJournal {
 
 impl Journal for FileJournal {
     fn record(&self, entry: &JournalEntry) {
+        if let Some(notice) = &self.notice
+            && !self.noticed.swap(true, Ordering::Relaxed)
+        {
+            tracing::warn!("{notice}");
+        }
         let line = self.line(entry);
         let decision = !matches!(entry.event, JournalEvent::Push);
         if let Err(error) = self.append(&line, decision) {

@@ -358,3 +358,62 @@ fn a_deferred_question_leaves_the_action_pending_and_journals_it_as_asked() {
         ]
     );
 }
+
+/// Cancels the call it was asked in, then answers: as a client that
+/// cancels `resolve` while its user is asked, then sends the answer.
+struct CancelsThenAnswers {
+    call: crate::CancellationToken,
+    answer: Answer,
+}
+
+impl Approver for CancelsThenAnswers {
+    fn ask(&self, _: &ApprovalRequest) -> Answer {
+        self.call.cancel();
+        self.answer.clone()
+    }
+}
+
+#[test]
+fn an_answer_to_a_cancelled_resolve_is_not_acted_on() {
+    for answer in [
+        Answer::Approve,
+        Answer::Decline {
+            reason: Some("no".to_owned()),
+        },
+    ] {
+        let f = fixture(Policy::Ask);
+        let call = crate::CancellationToken::new();
+        f.session.set_approver(Arc::new(CancelsThenAnswers {
+            call: call.clone(),
+            answer: answer.clone(),
+        }));
+        preview(&f.session);
+        let context =
+            ToolContext::new("r".to_owned(), std::env::temp_dir()).with_cancellation(call);
+        let result = f.session.execute_with(
+            &ToolCall::new(
+                "r",
+                "resolve",
+                json!({"action": "apply", "reason": "looks right"}),
+            ),
+            context,
+        );
+        assert!(result.is_error, "{answer:?}");
+        assert_eq!(
+            result.text(),
+            "Apply not run: the resolve call was cancelled while a person was asked. The action is still pending."
+        );
+        assert_eq!(f.session.store().len(), 1, "{answer:?}: still pending");
+        assert!(
+            f.log.lock().unwrap().is_empty(),
+            "neither apply nor reject ran"
+        );
+        assert_eq!(
+            events(&f.journal)[1..],
+            [
+                (JournalEvent::Answer, answer.as_str().to_owned()),
+                (JournalEvent::Resolve, "refused".to_owned()),
+            ]
+        );
+    }
+}

@@ -1,6 +1,8 @@
-//! The demo's verdict: a session that printed errors or warnings, or left
-//! other files than the README shows, is a failing demo.
+//! The demo's verdict: a session that printed errors or warnings (but the
+//! one line saying where the journal of its untrusted, fresh directory
+//! went), or left other files than the README shows, is a failing demo.
 
+use std::path::PathBuf;
 use std::process::ExitStatus;
 
 use anyhow::bail;
@@ -12,6 +14,26 @@ const OK: &str = "✓ ";
 
 /// The status glyph before a call whose result is an error.
 const FAILED: &str = "✗ ";
+
+/// The middle of the line a session in an untrusted directory logs
+/// before its first journal entry, up to the journal's path.
+const JOURNAL_KEPT_IN: &str =
+    " is not a trusted directory, so nothing is written in it: this session's journal is kept in ";
+
+/// What follows the path in that line.
+const JOURNAL_KEPT_AFTER: &str =
+    " (xcsh journal there shows it; xcsh trust keeps it in the project)";
+
+/// The journal file the session's `stderr` says it kept outside its
+/// (untrusted) directory, if it says so.
+pub fn redirected_journal(stderr: &str) -> Option<PathBuf> {
+    stderr.lines().find_map(|line| {
+        let (_, rest) = line
+            .strip_prefix("warning: ")?
+            .split_once(JOURNAL_KEPT_IN)?;
+        rest.strip_suffix(JOURNAL_KEPT_AFTER).map(PathBuf::from)
+    })
+}
 
 /// What one demo session did.
 #[derive(Debug)]
@@ -48,7 +70,11 @@ pub fn check(outcome: &Outcome<'_>) -> anyhow::Result<()> {
     if !outcome.status.success() {
         bail!("demo failed: xcsh run exited with {}", outcome.status);
     }
-    if let Some(line) = outcome.stderr.lines().find(|line| !line.trim().is_empty()) {
+    if let Some(line) = outcome
+        .stderr
+        .lines()
+        .find(|line| !line.trim().is_empty() && redirected_journal(line).is_none())
+    {
         bail!("demo failed: the session logged {line:?}");
     }
     if let Some(line) = outcome.stdout.lines().find(|line| line.starts_with(FAILED)) {

@@ -201,3 +201,15 @@ fn paths_inside_the_working_directory_are_fine_however_written() {
     .unwrap();
     assert_eq!(plan.renames.len(), 2);
 }
+
+#[test]
+fn a_name_with_a_line_break_or_an_escape_is_shown_on_its_one_line() {
+    let dir = dir_with(&["a\nb.txt"]);
+    let rule = RenameRule::Suffix {
+        suffix: "\r✓ x\u{1b}[2K".to_owned(),
+    };
+    let plan = RenamePlan::new(dir.path(), &params(&["a\nb.txt"], rule)).unwrap();
+    assert_eq!(plan.lines(), ["a\\nb.txt → a\\nb\\r✓ x\\u{1b}[2K.txt"]);
+    // The plan itself keeps the names exact.
+    assert_eq!(plan.renames[0].to_display, "a\nb\r✓ x\u{1b}[2K.txt");
+}

@@ -53,6 +53,22 @@ fn the_readme_session_passes() {
 }
 
 #[test]
+fn the_line_naming_where_the_journal_went_is_all_a_session_may_log() {
+    let notice = "warning: /tmp/xcsh-demo-1 is not a trusted directory, so nothing is written in it: this session's journal is kept in /home/u/.local/share/xcsh/journals/xcsh-demo-1-00ff.jsonl (xcsh journal there shows it; xcsh trust keeps it in the project)\n";
+    assert_eq!(verdict(exit(0), GOOD_STDOUT, notice, &expected()), "ok");
+    assert_eq!(
+        redirected_journal(notice),
+        Some("/home/u/.local/share/xcsh/journals/xcsh-demo-1-00ff.jsonl".into())
+    );
+    let more = format!("{notice}warning: something else\n");
+    assert_eq!(
+        verdict(exit(0), GOOD_STDOUT, &more, &expected()),
+        "demo failed: the session logged \"warning: something else\""
+    );
+    assert_eq!(redirected_journal("warning: something else\n"), None);
+}
+
+#[test]
 fn a_missing_pack_fails_the_demo() {
     // What a fresh clone printed when the pack's cdylib was never built.
     let stderr =
