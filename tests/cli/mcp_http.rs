@@ -27,8 +27,10 @@ fn http_sessions_keep_their_own_stacks_refuse_strangers_and_end_with_the_usual_d
             "mcp",
             "--http",
             "127.0.0.1:0",
+            // Long enough that session a, idle while b works, outlives a
+            // loaded machine's slow steps; short enough to wait for.
             "--idle-timeout",
-            "2",
+            "5",
             "--token-file",
             arg(&token_file),
             "--plugin",
@@ -111,7 +113,7 @@ fn http_sessions_keep_their_own_stacks_refuse_strangers_and_end_with_the_usual_d
         })
     );
 
-    // The idle session ends after its timeout (2 s), then a signal ends
+    // The idle session ends after its timeout (5 s), then a signal ends
     // the server.
     let journal_path = env.work().join(".xcsh/journal.jsonl");
     let discards = || {
