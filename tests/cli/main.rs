@@ -14,6 +14,7 @@ mod isolate;
 mod journal;
 mod limits;
 mod mcp;
+mod mcp_conformance;
 mod mcp_http;
 mod mcp_progress;
 mod mcp_shutdown;
