@@ -5,7 +5,7 @@
 //! Safe on a shared machine: it listens on the loopback interface unless
 //! told otherwise, rmcp refuses a `Host` that is not the loopback's and an
 //! `Origin` that is not this server's (DNS rebinding), and every request
-//! must carry the bearer token written to a file only the user can read
+//! must carry the bearer token kept in a file only the user can read
 //! ([`super::auth`]). A session ends (its pending actions discarded and
 //! journaled, [`super::sessions`]) on DELETE, after the idle timeout, or at
 //! shutdown (SIGTERM, Ctrl-C).
@@ -81,10 +81,9 @@ pub fn serve(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Result<()>
 async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Result<()> {
     let token = match &options.token_file {
         Some(path) => {
-            let token = Token::generate();
-            token
-                .write_to(path)
-                .with_context(|| format!("cannot write the token file {}", path.display()))?;
+            let (token, _) = Token::load_or_create(path).with_context(|| {
+                format!("cannot read or write the token file {}", path.display())
+            })?;
             Some(token)
         }
         None => None,
