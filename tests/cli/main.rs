@@ -16,6 +16,7 @@ mod limits;
 mod mcp;
 mod mcp_conformance;
 mod mcp_http;
+mod mcp_http_modern;
 mod mcp_http_token;
 mod mcp_progress;
 mod mcp_shutdown;
