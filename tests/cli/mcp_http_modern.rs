@@ -2,8 +2,10 @@
 //! Python SDK's Streamable HTTP client in its default mode (which
 //! negotiates that revision): served as over standard input and output,
 //! one session for the server, so a preview and its `resolve` in separate
-//! POSTs meet, the shutdown discards what is left (journaled), and `ping`,
-//! which the revision removed, is `-32601`.
+//! POSTs meet (under `--ask all`, the person asked through an
+//! input-required result and answering in the retried call), the shutdown
+//! discards what is left (journaled), and `ping`, which the revision
+//! removed, is `-32601`.
 
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Command, Stdio};
@@ -25,6 +27,8 @@ fn http_serves_2026_07_28_requests_from_one_session_as_stdio_does() {
             "mcp",
             "--http",
             "127.0.0.1:0",
+            "--ask",
+            "all",
             "--token-file",
             arg(&token_file),
             "--plugin",
@@ -83,6 +87,12 @@ fn http_serves_2026_07_28_requests_from_one_session_as_stdio_does() {
     );
     assert_eq!(seen["apply"]["isError"], false);
     assert_eq!(
+        seen["asked"],
+        json!([
+            "The model wants to apply \"Batch Rename: 1 file\" (from batch_rename_preview).\nIts reason: m goes\n\nPreview:\nBatch rename preview (1 file):\n  m.txt → old-m.txt"
+        ])
+    );
+    assert_eq!(
         seen["toolsAfterApply"],
         json!(["ast_edit", "batch_rename_preview"])
     );
@@ -137,7 +147,9 @@ fn http_serves_2026_07_28_requests_from_one_session_as_stdio_does() {
         events,
         [
             event("push", "pushed", ""),
-            event("resolve", "applied", "model"),
+            event("answer", "asked", "person"),
+            event("answer", "approve", "person"),
+            event("resolve", "applied", "person"),
             event("push", "pushed", ""),
             event("resolve", "discarded", "session end"),
         ]

@@ -5,10 +5,13 @@ POST of its own.
 
 Usage: mcp_http_modern_client.py URL TOKEN-FILE
 
-Two clients, one after the other: the first previews a rename and applies
-it with `resolve` in a later POST; the second previews another and leaves
-it pending (the server's shutdown discards it). Then a raw 2026-07-28
-`ping`, which that revision removed.
+The server runs with `--ask all`. Two clients, one after the other: the
+first previews a rename and applies it with `resolve` in a later POST,
+which asks the person through an input-required result (the SDK puts it to
+the elicitation callback, which answers `apply`, and retries the call with
+the answer in yet another POST); the second previews another and leaves it
+pending (the server's shutdown discards it). Then a raw 2026-07-28 `ping`,
+which that revision removed.
 
 Prints one JSON object of what the clients saw, for
 tests/cli/mcp_http_modern.rs.
@@ -23,6 +26,7 @@ from typing import Any
 try:
     import anyio
     import httpx2
+    import mcp_types as types
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
@@ -44,9 +48,15 @@ def rule(name: str) -> dict[str, Any]:
     return {"files": [name], "rule": {"kind": "prefix", "prefix": "old-"}}
 
 
-def client(url: str, token: str) -> Client:
+def client(url: str, token: str, asked: list[str] | None = None) -> Client:
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert asked is not None
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": "apply"})
+
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-    return Client(streamable_http_client(url, http_client=http), read_timeout_seconds=STEP_TIMEOUT)
+    options: dict[str, Any] = {"elicitation_callback": elicit} if asked is not None else {}
+    return Client(streamable_http_client(url, http_client=http), read_timeout_seconds=STEP_TIMEOUT, **options)
 
 
 async def names(session: Client) -> list[str]:
@@ -74,13 +84,15 @@ async def main() -> None:
         token = file.read().strip()
     out: dict[str, Any] = {}
     with anyio.fail_after(4 * STEP_TIMEOUT):
-        async with client(url, token) as first:
+        asked: list[str] = []
+        async with client(url, token, asked) as first:
             out["protocolVersion"] = first.protocol_version
             out["toolsAtStart"] = await names(first)
             out["preview"] = record(await first.call_tool("batch_rename_preview", rule("m.txt")))
             out["toolsWhilePending"] = await names(first)
             out["apply"] = record(await first.call_tool("resolve", {"action": "apply", "reason": "m goes"}))
             out["toolsAfterApply"] = await names(first)
+        out["asked"] = asked
         async with client(url, token) as second:
             out["secondProtocolVersion"] = second.protocol_version
             out["leftPending"] = record(await second.call_tool("batch_rename_preview", rule("n.txt")))

@@ -99,6 +99,14 @@ async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Re
     let sessions = Arc::new(Sessions::default());
     let stop = CancellationToken::new();
     let services = mcp_services(&options, addr, &start, &sessions, &stop);
+    // Polled once before the address is announced, so its signal handlers
+    // are in place when a client that read it stops the server.
+    let mut stopped = std::pin::pin!(super::terminated());
+    std::future::poll_fn(|context| {
+        let _ = stopped.as_mut().poll(context);
+        std::task::Poll::Ready(())
+    })
+    .await;
     match &options.token_file {
         Some(path) => eprintln!(
             "xcsh: serving MCP on http://{addr}/mcp (bearer token in {})",
@@ -131,7 +139,7 @@ async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Re
                     }
                 });
             }
-            () = super::terminated() => {
+            () = &mut stopped => {
                 tracing::info!("stopped by a signal");
                 break;
             }
