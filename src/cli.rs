@@ -326,8 +326,8 @@ pub struct McpArgs {
     /// With --http: end a session after this many seconds without a request.
     #[arg(long, value_name = "SECONDS", default_value_t = 300, requires = "http")]
     pub idle_timeout: u64,
-    /// With --http: where to write the bearer token clients must send
-    /// (default: mcp-token in the user's xcsh data directory).
+    /// With --http: the file of the bearer token clients must send, reused
+    /// at every start (default: mcp-token in the user's xcsh data directory).
     #[arg(long, value_name = "FILE", requires = "http")]
     pub token_file: Option<std::path::PathBuf>,
     /// With --http: let requests in without the bearer token.

@@ -27,6 +27,7 @@ pub const PACKS: &[&str] = &[
     "fixture-load-abort",
     "fixture-sandbox-probe",
     "fixture-varying-tools",
+    "fixture-conformance",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).

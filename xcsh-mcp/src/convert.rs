@@ -13,14 +13,21 @@ use xcsh_core::{ContentBlock, SessionMessage, Tool, ToolHints, ToolResult};
 /// reason), namespaced as MCP asks of keys that are not the protocol's.
 pub const DETAILS_META_KEY: &str = "xcsh/details";
 
+/// The dialect every tool's arguments are validated in (the validator's
+/// default for a schema without `$schema`, which the registry removes from
+/// the schemas it offers the model).
+pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
 /// `tool` as `tools/list` lists it: name, label as title, description, the
-/// JSON schema of its arguments, and its hints as annotations.
+/// JSON schema of its arguments (stating its dialect, [`SCHEMA_DIALECT`],
+/// as `$schema`), and its hints as annotations.
 pub fn tool(tool: &dyn Tool) -> McpTool {
-    let schema = match tool.parameters() {
+    let mut schema = match tool.parameters() {
         Value::Object(schema) => schema.clone(),
         // The registry only accepts object schemas; keep MCP's shape anyway.
         _ => Map::from_iter([("type".to_owned(), Value::from("object"))]),
     };
+    schema.insert("$schema".to_owned(), Value::from(SCHEMA_DIALECT));
     McpTool::new(
         tool.name().to_owned(),
         tool.description().to_owned(),
@@ -120,6 +127,47 @@ mod tests {
             json!([{"type": "text", "text": "Unknown tool: nope"}])
         );
         assert_eq!(wire["isError"], true);
+    }
+
+    struct Greet(Value);
+
+    impl Tool for Greet {
+        fn name(&self) -> &str {
+            "greet"
+        }
+        fn label(&self) -> &str {
+            "Greet"
+        }
+        fn description(&self) -> &str {
+            "Says hello."
+        }
+        fn parameters(&self) -> &Value {
+            &self.0
+        }
+        fn execute(&self, _: Value, _: &xcsh_core::ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text("Hello"))
+        }
+    }
+
+    #[test]
+    fn a_listed_schema_states_its_dialect_and_keeps_its_keywords() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {"who": {"type": "string"}},
+            "properties": {"name": {"$ref": "#/$defs/who"}},
+            "additionalProperties": false
+        });
+        let listed = serde_json::to_value(tool(&Greet(schema))).unwrap();
+        assert_eq!(
+            listed["inputSchema"],
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"who": {"type": "string"}},
+                "properties": {"name": {"$ref": "#/$defs/who"}},
+                "additionalProperties": false
+            })
+        );
     }
 
     #[test]

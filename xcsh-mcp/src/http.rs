@@ -1,11 +1,13 @@
 //! `xcsh mcp --http ADDR`: the session's tools over MCP's Streamable HTTP,
 //! on the official Rust SDK's server transport, one xcsh session per MCP
-//! session (`Mcp-Session-Id`).
+//! session (`Mcp-Session-Id`). The 2026-07-28 revision has no sessions: its
+//! requests are served as over standard input and output, from one xcsh
+//! session, the server's own ([`Services::for_request`] tells them apart).
 //!
 //! Safe on a shared machine: it listens on the loopback interface unless
 //! told otherwise, rmcp refuses a `Host` that is not the loopback's and an
 //! `Origin` that is not this server's (DNS rebinding), and every request
-//! must carry the bearer token written to a file only the user can read
+//! must carry the bearer token kept in a file only the user can read
 //! ([`super::auth`]). A session ends (its pending actions discarded and
 //! journaled, [`super::sessions`]) on DELETE, after the idle timeout, or at
 //! shutdown (SIGTERM, Ctrl-C).
@@ -81,10 +83,9 @@ pub fn serve(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Result<()>
 async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Result<()> {
     let token = match &options.token_file {
         Some(path) => {
-            let token = Token::generate();
-            token
-                .write_to(path)
-                .with_context(|| format!("cannot write the token file {}", path.display()))?;
+            let (token, _) = Token::load_or_create(path).with_context(|| {
+                format!("cannot read or write the token file {}", path.display())
+            })?;
             Some(token)
         }
         None => None,
@@ -97,7 +98,15 @@ async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Re
         .context("cannot read the bound address")?;
     let sessions = Arc::new(Sessions::default());
     let stop = CancellationToken::new();
-    let service = mcp_service(&options, addr, start, &sessions, stop.clone());
+    let services = mcp_services(&options, addr, &start, &sessions, &stop);
+    // Polled once before the address is announced, so its signal handlers
+    // are in place when a client that read it stops the server.
+    let mut stopped = std::pin::pin!(super::terminated());
+    std::future::poll_fn(|context| {
+        let _ = stopped.as_mut().poll(context);
+        std::task::Poll::Ready(())
+    })
+    .await;
     match &options.token_file {
         Some(path) => eprintln!(
             "xcsh: serving MCP on http://{addr}/mcp (bearer token in {})",
@@ -116,11 +125,11 @@ async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Re
                         continue;
                     }
                 };
-                let (service, token) = (service.clone(), Arc::clone(&token));
+                let (services, token) = (services.clone(), Arc::clone(&token));
                 tokio::spawn(async move {
                     let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
-                        let (service, token) = (service.clone(), Arc::clone(&token));
-                        async move { Ok::<_, std::convert::Infallible>(answer(&service, token.as_ref().as_ref(), request).await) }
+                        let (services, token) = (services.clone(), Arc::clone(&token));
+                        async move { Ok::<_, std::convert::Infallible>(answer(&services, token.as_ref().as_ref(), request).await) }
                     });
                     let served = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), handler)
@@ -130,7 +139,7 @@ async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Re
                     }
                 });
             }
-            () = super::terminated() => {
+            () = &mut stopped => {
                 tracing::info!("stopped by a signal");
                 break;
             }
@@ -143,18 +152,88 @@ async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Re
 
 type Service = StreamableHttpService<XcshServer, LocalSessionManager>;
 
-/// rmcp's Streamable HTTP service, starting an xcsh session per MCP session.
-fn mcp_service(
+/// The two services behind the address: MCP sessions (the revisions up to
+/// 2025-11-25, `Mcp-Session-Id`) and the 2026-07-28 requests, which carry
+/// no session.
+#[derive(Clone)]
+struct Services {
+    sessions: Service,
+    sessionless: Service,
+}
+
+impl Services {
+    /// Which service answers `request`: a request without a session that
+    /// names 2026-07-28 or later in `MCP-Protocol-Version` goes to the
+    /// sessionless one.
+    fn for_request<B>(&self, request: &Request<B>) -> &Service {
+        let headers = request.headers();
+        let modern = !headers.contains_key("mcp-session-id")
+            && headers
+                .get("mcp-protocol-version")
+                .and_then(|value| value.to_str().ok())
+                .is_some_and(|version| version >= FIRST_SESSIONLESS_REVISION);
+        if modern {
+            &self.sessionless
+        } else {
+            &self.sessions
+        }
+    }
+}
+
+/// The first protocol revision without sessions.
+const FIRST_SESSIONLESS_REVISION: &str = "2026-07-28";
+
+/// rmcp's Streamable HTTP services: one starting an xcsh session per MCP
+/// session, and one serving every 2026-07-28 request from a single xcsh
+/// session, the server's own (that revision has no sessions: over HTTP it
+/// is served as over standard input and output, where one server is one
+/// session), started at the first such request and ended at shutdown.
+fn mcp_services(
     options: &HttpOptions,
     addr: SocketAddr,
-    start: Arc<StartAgent>,
+    start: &Arc<StartAgent>,
     sessions: &Arc<Sessions>,
-    stop: CancellationToken,
-) -> Service {
+    stop: &CancellationToken,
+) -> Services {
+    let config = server_config(addr, stop.clone());
+    let runtime = tokio::runtime::Handle::current();
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(options.idle_timeout);
+    let per_session = {
+        let (start, sessions, runtime) = (Arc::clone(start), Arc::clone(sessions), runtime.clone());
+        StreamableHttpService::new(
+            move || start_server(&start, &sessions, &runtime),
+            Arc::new(manager),
+            config.clone(),
+        )
+    };
+    let shared: Arc<std::sync::Mutex<Option<XcshServer>>> = Arc::default();
+    let sessionless = {
+        let (start, sessions) = (Arc::clone(start), Arc::clone(sessions));
+        StreamableHttpService::new(
+            move || {
+                let mut shared = xcsh_core::sync::lock(&shared);
+                if let Some(server) = shared.as_ref() {
+                    return Ok(server.clone());
+                }
+                let server = start_server(&start, &sessions, &runtime)?;
+                *shared = Some(server.clone());
+                Ok(server)
+            },
+            Arc::new(LocalSessionManager::default()),
+            config,
+        )
+    };
+    Services {
+        sessions: per_session,
+        sessionless,
+    }
+}
+
+/// Host and Origin checks for a server on `addr`, stopping with `stop`.
+fn server_config(addr: SocketAddr, stop: CancellationToken) -> StreamableHttpServerConfig {
     let port = addr.port();
-    let config = StreamableHttpServerConfig::default()
+    StreamableHttpServerConfig::default()
         .with_cancellation_token(stop)
         .with_allowed_hosts([
             "localhost".to_owned(),
@@ -170,31 +249,31 @@ fn mcp_service(
             format!("http://127.0.0.1:{port}"),
             format!("http://[::1]:{port}"),
         ])
-        .enforce_origin_validation();
-    let sessions = Arc::clone(sessions);
-    let runtime = tokio::runtime::Handle::current();
-    StreamableHttpService::new(
-        move || {
-            let agent = start().map_err(|error| std::io::Error::other(format!("{error:#}")))?;
-            let approver = Arc::new(ElicitingApprover::new(runtime.clone()));
-            agent
-                .session
-                .set_approver(Arc::clone(&approver) as Arc<dyn xcsh_core::Approver>);
-            let agent = Arc::new(agent);
-            let server = XcshServer::new(Arc::clone(&agent)).asking_through(Arc::clone(&approver));
-            let _entered = runtime.enter();
-            let watcher = server.watch_pushes();
-            let live = sessions.add(agent, approver, watcher);
-            Ok(server.holding(live))
-        },
-        Arc::new(manager),
-        config,
-    )
+        .enforce_origin_validation()
+}
+
+/// A new xcsh session served as one MCP server, registered for shutdown.
+fn start_server(
+    start: &Arc<StartAgent>,
+    sessions: &Arc<Sessions>,
+    runtime: &tokio::runtime::Handle,
+) -> std::io::Result<XcshServer> {
+    let agent = start().map_err(|error| std::io::Error::other(format!("{error:#}")))?;
+    let approver = Arc::new(ElicitingApprover::new(runtime.clone()));
+    agent
+        .session
+        .set_approver(Arc::clone(&approver) as Arc<dyn xcsh_core::Approver>);
+    let agent = Arc::new(agent);
+    let server = XcshServer::new(Arc::clone(&agent)).asking_through(Arc::clone(&approver));
+    let _entered = runtime.enter();
+    let watcher = server.watch_pushes();
+    let live = sessions.add(agent, approver, watcher);
+    Ok(server.holding(live))
 }
 
 /// Answers one request: refused without the token, else rmcp's answer.
 async fn answer(
-    service: &Service,
+    services: &Services,
     token: Option<&Token>,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, std::convert::Infallible>> {
@@ -210,5 +289,5 @@ async fn answer(
         );
         return response;
     }
-    service.handle(request).await
+    services.for_request(&request).handle(request).await
 }

@@ -167,12 +167,12 @@ impl ServerHandler for XcshServer {
         if let Some(approver) = &self.approver {
             approver.set_peer(&context.peer);
         }
-        // A 2026-07-28 client (no `initialize`) is asked through an
-        // input-required result, and answers by retrying the call.
+        // A 2026-07-28 client is asked through an input-required result,
+        // and answers by retrying the call.
         let modern = self
             .approver
             .clone()
-            .filter(|_| context.peer.peer_info().is_none());
+            .filter(|_| asked_through_input_required(&context.peer));
         let retry = request.request_state.is_some() || request.input_responses.is_some();
         let can_ask = context
             .client_capabilities()
@@ -296,4 +296,14 @@ impl ServerHandler for XcshServer {
         self.list_changed.remove_stream(key);
         Ok(())
     }
+}
+
+/// Whether the client of a request speaks 2026-07-28 or later, whose
+/// questions go out as input-required results: over standard input and
+/// output it never sent `initialize` (no peer info); over HTTP rmcp gives
+/// each sessionless request peer info naming the revision in its
+/// `MCP-Protocol-Version`.
+fn asked_through_input_required(peer: &rmcp::service::Peer<RoleServer>) -> bool {
+    peer.peer_info()
+        .is_none_or(|info| info.protocol_version >= rmcp::model::ProtocolVersion::V_2026_07_28)
 }
