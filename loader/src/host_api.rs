@@ -13,7 +13,7 @@ use xcsh_plugin_api::abi::v1::{
 };
 
 use crate::crash::Origin;
-use crate::{convert, pack_action};
+use crate::{call_log, convert, pack_action};
 
 /// The exact error a pack gets when it pushes in a runtime without a store.
 pub const STORE_UNAVAILABLE: &str =
@@ -113,12 +113,18 @@ impl CustomToolApi for HostApi {
 
     fn log(&self, level: FfiLogLevel, message: RStr<'_>) {
         let (pack, message) = (&*self.pack, message.as_str());
-        match convert::log_level(level) {
+        let level = convert::log_level(level);
+        match level {
             LogLevel::Trace => tracing::trace!(target: "xcsh::pack", pack, "{message}"),
             LogLevel::Debug => tracing::debug!(target: "xcsh::pack", pack, "{message}"),
             LogLevel::Info => tracing::info!(target: "xcsh::pack", pack, "{message}"),
             LogLevel::Warn => tracing::warn!(target: "xcsh::pack", pack, "{message}"),
             LogLevel::Error => tracing::error!(target: "xcsh::pack", pack, "{message}"),
+        }
+        // A sink that panics must not unwind into the pack.
+        let forwarded = std::panic::catch_unwind(|| call_log::forward(pack, level, message));
+        if forwarded.is_err() {
+            tracing::error!(pack, "log sink panicked");
         }
     }
 }

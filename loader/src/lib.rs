@@ -27,6 +27,7 @@
 // `SealedPack::inherited` (taking the descriptor a parent handed over) only.
 #![deny(unsafe_code)]
 
+mod call_log;
 mod convert;
 mod crash;
 pub mod discover;

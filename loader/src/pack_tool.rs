@@ -14,9 +14,9 @@ use xcsh_core::{
 use xcsh_plugin_api::abi::v1::{CustomToolBox, ExecuteContext_TO, FfiError};
 
 use crate::LoadError;
-use crate::convert;
 use crate::crash::{self, Call, Origin};
 use crate::execute_context::HostCall;
+use crate::{call_log, convert};
 
 /// A tool from a pack, adapted to [`xcsh_core::Tool`]. Its name, label,
 /// description and schema are read once, at load.
@@ -112,6 +112,7 @@ impl Tool for PackTool {
         // it abandons stays memory-safe.
         let text = arguments.to_string();
         drop(arguments); // a large call's parsed arguments need not outlive its text
+        let _logging = call_log::enter(&self.pack, context);
         call(&self.tool, &self.origin, &self.name, &text, context)
     }
 }

@@ -75,7 +75,7 @@ pub use registry::{RegisteredTool, RegistryError, ToolRegistry};
 pub use resolve::{APPLY_STILL_RUNNING, RESOLVE_TOOL_NAME, ResolveTool};
 pub use session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
 pub use session_end::SESSION_ENDED;
-pub use tool::{ProgressFn, Tool, ToolContext};
+pub use tool::{LogFn, ProgressFn, Tool, ToolContext};
 pub use tool_choice::{ProviderCapabilities, ToolChoice};
 pub use truncate::truncation_note;
 /// The tool types shared with the pack SDK (`xcsh-tool-types`), at their

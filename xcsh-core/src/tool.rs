@@ -6,10 +6,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::{CancellationToken, ToolError, ToolHints, ToolOutput};
+use crate::{CancellationToken, LogLevel, ToolError, ToolHints, ToolOutput};
 
 /// A callback that receives partial results while a tool runs.
 pub type ProgressFn = Arc<dyn Fn(&ToolOutput) + Send + Sync>;
+
+/// A callback that receives the log lines a tool writes while it runs:
+/// their level, the name of who wrote them (a pack's name) and the text.
+pub type LogFn = Arc<dyn Fn(LogLevel, &str, &str) + Send + Sync>;
 
 /// A tool the model can call.
 ///
@@ -72,12 +76,13 @@ impl fmt::Debug for dyn Tool {
 }
 
 /// What a running tool call can see of its host: the call id, the working
-/// directory, a progress sink and a cancellation flag.
+/// directory, a progress sink, a log sink and a cancellation flag.
 #[derive(Clone)]
 pub struct ToolContext {
     call_id: String,
     cwd: PathBuf,
     progress: Option<ProgressFn>,
+    log: Option<LogFn>,
     cancellation: CancellationToken,
 }
 
@@ -88,6 +93,7 @@ impl ToolContext {
             call_id: call_id.into(),
             cwd: cwd.into(),
             progress: None,
+            log: None,
             cancellation: CancellationToken::new(),
         }
     }
@@ -95,6 +101,12 @@ impl ToolContext {
     /// Forwards partial results to `progress` as they come.
     pub fn with_progress(mut self, progress: ProgressFn) -> Self {
         self.progress = Some(progress);
+        self
+    }
+
+    /// Forwards the log lines the call writes to `log` as they come.
+    pub fn with_log(mut self, log: LogFn) -> Self {
+        self.log = Some(log);
         self
     }
 
@@ -121,6 +133,14 @@ impl ToolContext {
         }
     }
 
+    /// Sends a log line `logger` wrote during the call to whoever watches
+    /// the call's log (no-op if nobody does).
+    pub fn log(&self, level: LogLevel, logger: &str, message: &str) {
+        if let Some(log) = &self.log {
+            log(level, logger, message);
+        }
+    }
+
     /// The call's cancellation flag.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
@@ -138,7 +158,36 @@ impl fmt::Debug for ToolContext {
             .field("call_id", &self.call_id)
             .field("cwd", &self.cwd)
             .field("progress", &self.progress.is_some())
+            .field("log", &self.log.is_some())
             .field("cancellation", &self.cancellation)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    #[test]
+    fn log_lines_reach_the_sink_with_level_logger_and_text() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        let context = ToolContext::new("c1", "/").with_log(Arc::new(move |level, logger, text| {
+            sink.lock()
+                .unwrap()
+                .push((level, logger.to_owned(), text.to_owned()));
+        }));
+        context.log(LogLevel::Warn, "pack-a", "careful");
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [(LogLevel::Warn, "pack-a".to_owned(), "careful".to_owned())]
+        );
+    }
+
+    #[test]
+    fn log_without_a_sink_is_a_no_op() {
+        ToolContext::new("c1", "/").log(LogLevel::Error, "pack-a", "nobody listens");
     }
 }
