@@ -27,10 +27,10 @@ fn the_conformance_suite_passes_but_for_its_listed_expected_failures() {
     assert_eq!(
         summary,
         [
-            "passed: server-initialize ping tools-list tools-call-simple-text tools-call-image \
-             tools-call-error tools-call-with-progress server-sse-multiple-streams \
-             dns-rebinding-protection json-schema-2020-12",
-            "conformance 0.1.16 against xcsh mcp --http: 10 passed, 21 expected failures, \
+            "passed: server-initialize logging-set-level ping tools-list tools-call-simple-text \
+             tools-call-image tools-call-with-logging tools-call-error tools-call-with-progress \
+             server-sse-multiple-streams dns-rebinding-protection json-schema-2020-12",
+            "conformance 0.1.16 against xcsh mcp --http: 12 passed, 19 expected failures, \
              0 unexpected failures, 0 expected failures that passed",
         ],
         "{stdout}"

@@ -38,6 +38,7 @@ pub mod auth;
 pub mod convert;
 pub mod elicit;
 pub mod http;
+pub mod logging;
 pub mod notify;
 pub mod progress;
 pub mod request_states;

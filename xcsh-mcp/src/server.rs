@@ -16,6 +16,7 @@ use xcsh_core::{CancellationToken, RESOLVE_TOOL_NAME, Subscription, ToolCall, To
 
 use super::convert;
 use super::elicit::{ElicitingApprover, ModernCall};
+use super::logging::{ClientLogLevel, Logs};
 use super::notify::ListChanged;
 use super::progress::Progress;
 use super::stdio::input_closed;
@@ -35,6 +36,8 @@ pub struct XcshServer {
     calls: Arc<tokio::sync::Mutex<()>>,
     list_changed: Arc<ListChanged>,
     next_call: Arc<AtomicU64>,
+    /// The level the client asked for with `logging/setLevel`.
+    log_level: Arc<ClientLogLevel>,
     /// Flips when the client closes its end; ends listen streams.
     input_closed: Option<watch::Receiver<bool>>,
     /// Asks the client's user under the `ask` policy; learns the peer
@@ -54,6 +57,7 @@ impl XcshServer {
             calls: Arc::new(tokio::sync::Mutex::new(())),
             list_changed: Arc::new(ListChanged::new(store)),
             next_call: Arc::new(AtomicU64::new(1)),
+            log_level: Arc::default(),
             input_closed: None,
             approver: None,
             held: None,
@@ -128,17 +132,32 @@ impl Drop for PushWatcher {
 }
 
 impl ServerHandler for XcshServer {
+    // `enable_logging`: see `set_level`.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(
             Implementation::new("xcsh", env!("CARGO_PKG_VERSION")).with_title("xcsh tool packs"),
         )
         .with_instructions(INSTRUCTIONS)
+    }
+
+    // rmcp marks MCP logging deprecated (SEP-2577); the 2025 revisions
+    // clients speak still define it.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     async fn list_tools(
@@ -197,6 +216,11 @@ impl ServerHandler for XcshServer {
             .meta
             .get_progress_token()
             .map(|token| Progress::start(context.peer.clone(), token));
+        // A pack's log lines, as notifications, once the client set a level.
+        let logs = self
+            .log_level
+            .get()
+            .map(|least| Logs::start(context.peer.clone(), least));
         let one_at_a_time = self.stop_calls().await;
         if let Some(approver) = &self.approver {
             approver.begin_call(context.ct.clone());
@@ -239,6 +263,7 @@ impl ServerHandler for XcshServer {
         }
         let agent = Arc::clone(&self.agent);
         let (report, progress) = progress.unzip();
+        let (log, logs) = logs.unzip();
         let outcome = tokio::task::spawn_blocking(move || {
             let _one_at_a_time = one_at_a_time;
             tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
@@ -247,6 +272,9 @@ impl ServerHandler for XcshServer {
                 .with_cancellation(cancellation);
             if let Some(report) = report {
                 context = context.with_progress(report);
+            }
+            if let Some(log) = log {
+                context = context.with_log(log);
             }
             let result = session.execute_with(&call, context);
             // Inside the one-call-at-a-time section, like its beginning.
@@ -257,6 +285,9 @@ impl ServerHandler for XcshServer {
         cancel_on_request.abort();
         if let Some(progress) = progress {
             progress.flush().await;
+        }
+        if let Some(logs) = logs {
+            logs.flush().await;
         }
         let (result, queued, input_required) = outcome.map_err(|error| {
             ErrorData::internal_error(format!("the tool call task failed: {error}"), None)
