@@ -19,6 +19,7 @@ mod mcp_conformance;
 mod mcp_http;
 mod mcp_http_modern;
 mod mcp_http_token;
+mod mcp_logging;
 mod mcp_progress;
 mod mcp_shutdown;
 mod mcp_wire;
