@@ -20,7 +20,7 @@
 //!    failure to sandbox is [`Reply::OpenFailed`] at once);
 //! 3. then any number of requests, each with a host-chosen id, answered by
 //!    [`Reply::Done`] with the same id, in any order. While a request runs
-//!    the child may send [`Reply::Progress`] for it and [`Reply::Pushed`]
+//!    the child may send [`Reply::Progress`] and [`Reply::Log`] for it and [`Reply::Pushed`]
 //!    for every pending action the pack pushes; a push is always sent
 //!    before the reply of the call that made it.
 //!
@@ -45,6 +45,6 @@ mod message;
 pub use frame::FrameError;
 pub use hello::{Hello, MAGIC, PROTOCOL_VERSION};
 pub use message::{
-    Block, Hints, OpenPack, Opened, Outcome, Output, PACK_FD, PushedAction, Reply, Request,
-    SandboxRequest, SandboxStatus, ToolSpec,
+    Block, Hints, LogLevel, OpenPack, Opened, Outcome, Output, PACK_FD, PushedAction, Reply,
+    Request, SandboxRequest, SandboxStatus, ToolSpec,
 };

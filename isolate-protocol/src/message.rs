@@ -163,6 +163,16 @@ pub enum Reply {
         /// The partial output.
         output: Output,
     },
+    /// A line the pack wrote to the host's log while request `id` ran on
+    /// the pack's own thread (since protocol version 5).
+    Log {
+        /// The request.
+        id: u64,
+        /// How much it matters.
+        level: LogLevel,
+        /// The text.
+        message: String,
+    },
     /// Request `id` finished.
     Done {
         /// The request.
@@ -170,6 +180,21 @@ pub enum Reply {
         /// How it ended.
         outcome: Outcome,
     },
+}
+
+/// The level of a [`Reply::Log`] line, least to most severe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LogLevel {
+    /// Very detailed.
+    Trace,
+    /// For developers.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Something looks wrong.
+    Warn,
+    /// Something failed.
+    Error,
 }
 
 /// An opened pack: who it is, its tools, and its sandbox.

@@ -1,7 +1,8 @@
 //! A pack's `Host::log` under `xcsh mcp`: the `logging` capability,
 //! `logging/setLevel`, and the lines a pack writes during one of its calls
 //! as `notifications/message` at or above the level set, in order and
-//! before the response; none until the client sets a level.
+//! before the response; none until the client sets a level. The same for
+//! a pack run isolated, whose process sends its lines over the pipe.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::Stdio;
@@ -12,9 +13,23 @@ use crate::support::{Env, arg, pack_path};
 
 #[test]
 fn a_packs_log_lines_reach_an_mcp_client_at_the_level_it_set() {
+    log_lines_reach_the_client(&[]);
+}
+
+#[test]
+fn an_isolated_packs_log_lines_reach_an_mcp_client_at_the_level_it_set() {
+    log_lines_reach_the_client(&["--isolate"]);
+}
+
+/// `xcsh mcp FLAGS --plugin fixture-conformance`, driven on the wire.
+fn log_lines_reach_the_client(flags: &[&str]) {
     let env = Env::new();
+    let pack = pack_path("fixture-conformance");
+    let mut args = vec!["mcp"];
+    args.extend_from_slice(flags);
+    args.extend(["--plugin", arg(&pack)]);
     let mut child = env
-        .command(&["mcp", "--plugin", arg(&pack_path("fixture-conformance"))])
+        .command(&args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use xcsh_core::{PendingAction, PendingActionStore, ToolContext};
 use xcsh_isolate_protocol::{
-    FrameError, Hello, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request,
+    FrameError, Hello, LogLevel, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request,
     SandboxStatus, frame,
 };
 
@@ -52,6 +52,7 @@ enum Event {
         id: u64,
     },
     Progress(Output),
+    Log(LogLevel, String),
     Done(Outcome),
     Ended(Ending),
 }
@@ -268,6 +269,12 @@ impl PackProcess {
                         context.report_progress(&partial);
                     }
                 }
+                Ok(Event::Log(level, message)) => {
+                    // Named as the pack opened: a line cannot name another.
+                    if let Some(context) = context {
+                        context.log(wire::log_level_from_wire(level), &self.pack, &message);
+                    }
+                }
                 Ok(Event::Pushed { action, store, id }) => {
                     // On the call's own thread: accepted only while the call
                     // runs, like an in-process pack's push.
@@ -411,6 +418,11 @@ impl PackProcess {
                 Ok(Some(Reply::Progress { id, output })) => {
                     if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
                         let _ = waiter.send(Event::Progress(output));
+                    }
+                }
+                Ok(Some(Reply::Log { id, level, message })) => {
+                    if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
+                        let _ = waiter.send(Event::Log(level, message));
                     }
                 }
                 Ok(Some(Reply::Done { id, outcome })) => {

@@ -346,13 +346,22 @@ impl Server {
         };
         let token = CancellationToken::new();
         lock(&self.cancels).insert(id, token.clone());
-        let progress_writer = Arc::clone(&self.writer);
+        let (progress_writer, log_writer) = (Arc::clone(&self.writer), Arc::clone(&self.writer));
         let context = ToolContext::new(call_id, self.cwd.clone())
             .with_cancellation(token)
             .with_progress(Arc::new(move |partial| {
                 progress_writer.send(&Reply::Progress {
                     id,
                     output: wire::output_to_wire(partial),
+                });
+            }))
+            // The pack's own lines during this call (see `xcsh_loader`'s
+            // attribution); the agent names the pack itself.
+            .with_log(Arc::new(move |level, _pack, message| {
+                log_writer.send(&Reply::Log {
+                    id,
+                    level: wire::log_level_to_wire(level),
+                    message: message.to_owned(),
                 });
             }));
         let (writer, cancels) = (Arc::clone(&self.writer), Arc::clone(&self.cancels));

@@ -1,8 +1,30 @@
 //! `xcsh-core` values to and from their wire form.
 
 use serde_json::Value;
-use xcsh_core::{ContentBlock, ToolError, ToolHints, ToolOutput};
-use xcsh_isolate_protocol::{Block, Hints, Outcome, Output};
+use xcsh_core::{ContentBlock, LogLevel, ToolError, ToolHints, ToolOutput};
+use xcsh_isolate_protocol::{Block, Hints, LogLevel as WireLogLevel, Outcome, Output};
+
+/// A log line's level as it crosses the pipe.
+pub fn log_level_to_wire(level: LogLevel) -> WireLogLevel {
+    match level {
+        LogLevel::Trace => WireLogLevel::Trace,
+        LogLevel::Debug => WireLogLevel::Debug,
+        LogLevel::Info => WireLogLevel::Info,
+        LogLevel::Warn => WireLogLevel::Warn,
+        LogLevel::Error => WireLogLevel::Error,
+    }
+}
+
+/// A log line's level back from the pipe.
+pub fn log_level_from_wire(level: WireLogLevel) -> LogLevel {
+    match level {
+        WireLogLevel::Trace => LogLevel::Trace,
+        WireLogLevel::Debug => LogLevel::Debug,
+        WireLogLevel::Info => LogLevel::Info,
+        WireLogLevel::Warn => LogLevel::Warn,
+        WireLogLevel::Error => LogLevel::Error,
+    }
+}
 
 /// A tool output as it crosses the pipe.
 pub fn output_to_wire(output: &ToolOutput) -> Output {
