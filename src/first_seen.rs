@@ -23,10 +23,10 @@ use xcsh_loader::{FirstSeen, HostBinding, ProbeOutcome};
 /// The subcommand the check runs.
 pub const SUBCOMMAND: &str = "pack-probe";
 
-/// Where outcomes are kept: `xcsh/first-seen` in the user's cache
-/// directory (`~/.cache` on Linux).
+/// Where outcomes are kept: `first-seen` in the xcsh cache directory
+/// (`~/.cache/xcsh` on Linux, or `XCSH_CACHE_DIR`).
 pub fn cache_dir() -> Option<PathBuf> {
-    dirs::cache_dir().map(|dir| dir.join("xcsh").join("first-seen"))
+    xcsh_sources::UserDirs::cache().map(|dir| dir.join("first-seen"))
 }
 
 /// The check agents run: this executable's `pack-probe`, stopped after

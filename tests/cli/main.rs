@@ -31,4 +31,5 @@ mod run;
 mod support;
 mod tools;
 mod trust;
+mod user_dirs;
 mod writers;

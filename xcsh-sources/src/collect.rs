@@ -40,15 +40,39 @@ pub struct UserDirs {
     pub data: Option<PathBuf>,
 }
 
+/// Names the xcsh config directory itself, instead of `xcsh` in the OS's
+/// (for tests, and for keeping a second set of settings).
+pub const CONFIG_DIR_ENV: &str = "XCSH_CONFIG_DIR";
+/// Names the xcsh data directory itself (registry, journals, plugins).
+pub const DATA_DIR_ENV: &str = "XCSH_DATA_DIR";
+/// Names the xcsh cache directory itself (the first-seen records).
+pub const CACHE_DIR_ENV: &str = "XCSH_CACHE_DIR";
+
 impl UserDirs {
     /// The OS's directories (XDG on Linux, `Library/Application Support`
-    /// on macOS, the known folders on Windows).
+    /// on macOS, the known folders on Windows), each replaced by
+    /// [`CONFIG_DIR_ENV`] / [`DATA_DIR_ENV`] when set and not empty.
     pub fn from_os() -> Self {
         Self {
-            config: dirs::config_dir().map(|d| d.join("xcsh")),
-            data: dirs::data_dir().map(|d| d.join("xcsh")),
+            config: dir_from_env(CONFIG_DIR_ENV)
+                .or_else(|| dirs::config_dir().map(|d| d.join("xcsh"))),
+            data: dir_from_env(DATA_DIR_ENV).or_else(|| dirs::data_dir().map(|d| d.join("xcsh"))),
         }
     }
+
+    /// The xcsh cache directory: [`CACHE_DIR_ENV`] when set and not
+    /// empty, else `xcsh` in the OS's cache directory (`~/.cache`).
+    pub fn cache() -> Option<PathBuf> {
+        dir_from_env(CACHE_DIR_ENV).or_else(|| dirs::cache_dir().map(|d| d.join("xcsh")))
+    }
+}
+
+/// The directory the environment variable `name` names, if set and not
+/// empty.
+fn dir_from_env(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
 }
 
 /// How pack code may run, from the config files.

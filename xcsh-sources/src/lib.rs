@@ -36,7 +36,10 @@ pub mod source;
 pub mod trust_store;
 pub mod warning;
 
-pub use collect::{Collected, ProjectSettings, Settings, UserDirs, collect};
+pub use collect::{
+    CACHE_DIR_ENV, CONFIG_DIR_ENV, Collected, DATA_DIR_ENV, ProjectSettings, Settings, UserDirs,
+    collect,
+};
 pub use discovery::{Discovery, discover};
 pub use flags::PackArgs;
 pub use registry::{PackRecord, REGISTRY_FILE_NAME, Registry};
