@@ -18,6 +18,7 @@ mod mcp_cancel;
 mod mcp_conformance;
 mod mcp_http;
 mod mcp_http_modern;
+mod mcp_http_server;
 mod mcp_http_token;
 mod mcp_logging;
 mod mcp_progress;

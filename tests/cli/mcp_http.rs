@@ -4,14 +4,15 @@
 //! Host or Origin refused, and DELETE, the idle timeout and the shutdown
 //! each ending a session with the usual discard in the journal.
 
-use std::io::{BufRead as _, BufReader, Read as _};
-use std::process::{Command, Stdio};
+use std::io::Read as _;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use xcsh_core::PREVIEW_REMINDER;
 use xcsh_test_support::mcp_python;
 
+use crate::mcp_http_server::{Started, start, stop};
 use crate::support::{Env, arg, batch_rename};
 
 #[test]
@@ -22,33 +23,24 @@ fn http_sessions_keep_their_own_stacks_refuse_strangers_and_end_with_the_usual_d
         env.write(file, file);
     }
     let token_file = env.home.path().join("token");
-    let mut server = env
-        .command(&[
-            "mcp",
-            "--http",
-            "127.0.0.1:0",
-            // Long enough that session a, idle while b works, outlives a
-            // loaded machine's slow steps; short enough to wait for.
-            "--idle-timeout",
-            "5",
-            "--token-file",
-            arg(&token_file),
-            "--plugin",
-            arg(&batch_rename()),
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(server.stderr.take().unwrap());
-    let mut first = String::new();
-    stderr.read_line(&mut first).unwrap();
-    let url = first
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
+    let Started {
+        mut server,
+        url,
+        first,
+        mut stderr,
+    } = start(env.command(&[
+        "mcp",
+        "--http",
+        "127.0.0.1:0",
+        // Long enough that session a, idle while b works, outlives a
+        // loaded machine's slow steps; short enough to wait for.
+        "--idle-timeout",
+        "5",
+        "--token-file",
+        arg(&token_file),
+        "--plugin",
+        arg(&batch_rename()),
+    ]));
     assert_eq!(
         first,
         format!(
@@ -129,12 +121,7 @@ fn http_sessions_keep_their_own_stacks_refuse_strangers_and_end_with_the_usual_d
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(discards(), 2, "DELETE and the idle timeout each discard");
-    let killed = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = server.wait().unwrap();
+    let status = stop(&mut server);
     assert!(status.success(), "{status}");
     let mut rest = String::new();
     stderr.read_to_string(&mut rest).unwrap();

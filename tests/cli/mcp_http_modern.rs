@@ -7,13 +7,14 @@
 //! discards what is left (journaled), and `ping`, which the revision
 //! removed, is `-32601`.
 
-use std::io::{BufRead as _, BufReader, Read as _};
-use std::process::{Command, Stdio};
+use std::io::Read as _;
+use std::process::Command;
 
 use serde_json::{Value, json};
 use xcsh_core::PREVIEW_REMINDER;
 use xcsh_test_support::mcp_python;
 
+use crate::mcp_http_server::{Started, start, stop};
 use crate::support::{Env, arg, batch_rename};
 
 #[test]
@@ -24,31 +25,22 @@ fn http_serves_2026_07_28_requests_from_one_session_as_stdio_does() {
     env.write("m.txt", "m");
     env.write("n.txt", "n");
     let token_file = env.home.path().join("token");
-    let mut server = env
-        .command(&[
-            "mcp",
-            "--http",
-            "127.0.0.1:0",
-            "--ask",
-            "all",
-            "--token-file",
-            arg(&token_file),
-            "--plugin",
-            arg(&batch_rename()),
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(server.stderr.take().unwrap());
-    let mut first = String::new();
-    stderr.read_line(&mut first).unwrap();
-    let url = first
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
+    let Started {
+        mut server,
+        url,
+        first: _,
+        mut stderr,
+    } = start(env.command(&[
+        "mcp",
+        "--http",
+        "127.0.0.1:0",
+        "--ask",
+        "all",
+        "--token-file",
+        arg(&token_file),
+        "--plugin",
+        arg(&batch_rename()),
+    ]));
 
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -110,12 +102,7 @@ fn http_serves_2026_07_28_requests_from_one_session_as_stdio_does() {
 
     // The shutdown ends the server's session: the rename left pending is
     // discarded, warned about and journaled.
-    let killed = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = server.wait().unwrap();
+    let status = stop(&mut server);
     assert!(status.success(), "{status}");
     let mut rest = String::new();
     stderr.read_to_string(&mut rest).unwrap();

@@ -3,10 +3,10 @@
 //! a client configuration that holds it keeps working), and a new one when
 //! the file is gone or others could read it.
 
-use std::io::{BufRead as _, BufReader};
 use std::os::unix::fs::PermissionsExt as _;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
+use crate::mcp_http_server::{self, Started};
 use crate::raw_http::post;
 use crate::support::{Env, batch_rename};
 
@@ -14,34 +14,21 @@ const INITIALIZE: &str = r#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", 
 
 /// Starts `xcsh mcp --http` without `--token-file`; its URL and first line.
 fn start(env: &Env) -> (Child, String, String) {
-    let mut server = env
-        .command(&["mcp", "--http", "127.0.0.1:0", "--plugin"])
-        .arg(batch_rename())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(server.stderr.take().unwrap());
-    let mut first = String::new();
-    stderr.read_line(&mut first).unwrap();
+    let mut command = env.command(&["mcp", "--http", "127.0.0.1:0", "--plugin"]);
+    command.arg(batch_rename());
+    let Started {
+        server,
+        url,
+        first,
+        mut stderr,
+    } = mcp_http_server::start(command);
     // Kept open (and drained) while the server runs, as a client's log would.
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    let url = first
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
     (server, url, first)
 }
 
 fn stop(mut server: Child) {
-    let killed = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = server.wait().unwrap();
+    let status = mcp_http_server::stop(&mut server);
     assert!(status.success(), "{status}");
 }
 
