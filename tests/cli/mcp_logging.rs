@@ -4,11 +4,9 @@
 //! before the response; none until the client sets a level. The same for
 //! a pack run isolated, whose process sends its lines over the pipe.
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::Stdio;
+use serde_json::json;
 
-use serde_json::{Value, json};
-
+use crate::mcp_wire::Server;
 use crate::support::{Env, arg, pack_path};
 
 #[test]
@@ -28,30 +26,7 @@ fn log_lines_reach_the_client(flags: &[&str]) {
     let mut args = vec!["mcp"];
     args.extend_from_slice(flags);
     args.extend(["--plugin", arg(&pack)]);
-    let mut child = env
-        .command(&args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
-    // Every message up to and including the response to `id`.
-    let mut until = |id: u64| {
-        let mut seen = Vec::new();
-        loop {
-            let mut line = String::new();
-            assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "the server left");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            let done = message["id"] == id;
-            seen.push(message);
-            if done {
-                return seen;
-            }
-        }
-    };
+    let mut server = Server::start_with(&env, &args);
     let call = |id: u64| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "test_tool_with_logging", "arguments": {}}})
@@ -60,29 +35,32 @@ fn log_lines_reach_the_client(flags: &[&str]) {
         json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel",
             "params": {"level": level}})
     };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    server.send_json(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "raw", "version": "0"}}}),
     );
-    let initialized = until(1);
+    let initialized = server.until(1);
     assert_eq!(
         initialized[0]["result"]["capabilities"]["logging"],
         json!({}),
         "{initialized:#?}"
     );
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
     // Before the client set a level: no notifications.
-    send(call(2));
-    let seen = until(2);
+    server.send_json(&call(2));
+    let seen = server.until(2);
     assert_eq!(seen.len(), 1, "{seen:#?}");
     assert_eq!(seen[0]["result"]["content"][0]["text"], "Logged 3 lines.");
 
-    send(set_level(3, "debug"));
-    assert_eq!(until(3), [json!({"jsonrpc": "2.0", "id": 3, "result": {}})]);
-    send(call(4));
-    let seen = until(4);
+    server.send_json(&set_level(3, "debug"));
+    assert_eq!(
+        server.until(3),
+        [json!({"jsonrpc": "2.0", "id": 3, "result": {}})]
+    );
+    server.send_json(&call(4));
+    let seen = server.until(4);
     let line = |text: &str| {
         json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {
             "level": "info", "logger": "fixture-conformance", "data": text}})
@@ -100,12 +78,15 @@ fn log_lines_reach_the_client(flags: &[&str]) {
     assert_eq!(seen[3]["result"]["content"][0]["text"], "Logged 3 lines.");
 
     // Above the pack's lines: filtered out.
-    send(set_level(5, "warning"));
-    assert_eq!(until(5), [json!({"jsonrpc": "2.0", "id": 5, "result": {}})]);
-    send(call(6));
-    let seen = until(6);
+    server.send_json(&set_level(5, "warning"));
+    assert_eq!(
+        server.until(5),
+        [json!({"jsonrpc": "2.0", "id": 5, "result": {}})]
+    );
+    server.send_json(&call(6));
+    let seen = server.until(6);
     assert_eq!(seen.len(), 1, "{seen:#?}");
     assert_eq!(seen[0]["result"]["content"][0]["text"], "Logged 3 lines.");
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
+    let (status, _) = server.finish();
+    assert!(status.success());
 }

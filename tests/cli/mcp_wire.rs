@@ -57,6 +57,24 @@ impl Server {
         stdin.flush().unwrap();
     }
 
+    /// Sends one JSON-RPC message.
+    pub(crate) fn send_json(&mut self, message: &Value) {
+        self.send(message.to_string().as_bytes());
+    }
+
+    /// Every message up to and including the response to request `id`.
+    pub(crate) fn until(&self, id: u64) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let message = self.answer();
+            let done = message["id"] == id;
+            seen.push(message);
+            if done {
+                return seen;
+            }
+        }
+    }
+
     /// Closes the server's input; its exit status and every message it
     /// wrote after the ones read.
     pub(crate) fn finish(mut self) -> (std::process::ExitStatus, Vec<Value>) {
