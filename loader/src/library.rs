@@ -7,9 +7,10 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use abi_stable::library::{LibHeader, lib_header_from_path};
 use abi_stable::sabi_types::VersionNumber;
-use xcsh_plugin_api::abi::{self, v1::ToolPackModuleRef};
+use xcsh_plugin_api::abi::{self, v1::ToolPackModuleRef, v2::ToolPackModuleV2Ref};
 
 use crate::error::supported_versions;
+use crate::factory::Entry;
 use crate::pack_file::PackFile;
 use crate::{HostBinding, LoadError, PackTool};
 
@@ -21,7 +22,14 @@ pub struct PackLibrary {
     name: Arc<str>,
     version: String,
     abi_version: String,
-    module: ToolPackModuleRef,
+    module: Module,
+}
+
+/// A pack's root module, by the ABI version it declares.
+#[derive(Clone, Copy)]
+enum Module {
+    V1(ToolPackModuleRef),
+    V2(ToolPackModuleV2Ref),
 }
 
 /// Libraries opened so far, by canonical path: each is opened once.
@@ -146,13 +154,24 @@ impl Mapped {
             Self::Opened(library) => return Ok(library),
             Self::Header(path, header) => (path, header),
         };
-        let module = header
-            .init_root_module::<ToolPackModuleRef>()
-            .map_err(LoadError::from_library)?;
+        let major = VersionNumber::new(header.version_strings())
+            .map_err(|e| LoadError::InvalidHeader(crate::error::one_line(e)))?
+            .major;
+        let (module, name, version) = if major == 1 {
+            let module = header
+                .init_root_module::<ToolPackModuleRef>()
+                .map_err(LoadError::from_library)?;
+            (Module::V1(module), module.name(), module.version())
+        } else {
+            let module = header
+                .init_root_module::<ToolPackModuleV2Ref>()
+                .map_err(LoadError::from_library)?;
+            (Module::V2(module), module.name(), module.version())
+        };
         let opened = PackLibrary {
             path: path.as_path().into(),
-            name: module.name().as_str().into(),
-            version: module.version().as_str().to_owned(),
+            name: name.as_str().into(),
+            version: version.as_str().to_owned(),
             abi_version: header.version_strings().version.to_string(),
             module,
         };
@@ -195,14 +214,20 @@ impl PackLibrary {
     pub fn create_tools(&self, binding: &HostBinding) -> Result<Vec<PackTool>, LoadError> {
         let origin = crate::crash::Origin::new(&self.name, &self.version, &self.path);
         crate::crash::install();
-        let create = self.module.factory().create_tools();
-        crate::factory::create_tools(
-            &self.name,
-            &self.path,
-            &origin,
-            Box::new(move |api| create(api)),
-            binding,
-        )
+        let entry = match self.module {
+            Module::V1(module) => {
+                let create = module.factory().create_tools();
+                Entry::V1(Box::new(move |api| create(api)))
+            }
+            Module::V2(module) => {
+                let create = module.factory().create_tools();
+                Entry::V2 {
+                    config_schema: module.config_schema().as_str(),
+                    create: Box::new(move |api| create(api)),
+                }
+            }
+        };
+        crate::factory::create_tools(&self.name, &self.path, &origin, entry, binding)
     }
 }
 

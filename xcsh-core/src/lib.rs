@@ -46,6 +46,7 @@ mod call;
 mod cancel;
 mod limits;
 mod output;
+mod pack_options;
 mod panic;
 pub mod pending;
 mod registry;
@@ -67,6 +68,7 @@ pub use call::{
 pub use cancel::CancellationToken;
 pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::ToolResult;
+pub use pack_options::PackOptions;
 pub use pending::{
     DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionStore,
     PendingActionView, PendingEntry, PendingSummary, PushEvent, Subscription,

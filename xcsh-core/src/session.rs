@@ -14,9 +14,9 @@ use crate::panic::catch;
 use crate::runner::{Failure, Runner, SharedRunner};
 use crate::sync::{lock, read, write};
 use crate::{
-    CallLimits, PendingActionStore, PendingEntry, ProviderCapabilities, RESOLVE_TOOL_NAME,
-    RegistryError, ResolveTool, Subscription, Tool, ToolChoice, ToolContext, ToolError, ToolOutput,
-    ToolRegistry, ToolResult,
+    CallLimits, PackOptions, PendingActionStore, PendingEntry, ProviderCapabilities,
+    RESOLVE_TOOL_NAME, RegistryError, ResolveTool, Subscription, Tool, ToolChoice, ToolContext,
+    ToolError, ToolOutput, ToolRegistry, ToolResult,
 };
 
 /// The hidden message queued for the model on every push.
@@ -69,6 +69,7 @@ pub struct Session {
     messages: Arc<Mutex<Vec<SessionMessage>>>,
     queued_choices: Mutex<VecDeque<ToolChoice>>,
     approvals: Arc<Approvals>,
+    pack_options: RwLock<Arc<PackOptions>>,
     _reminders: Subscription,
 }
 
@@ -105,6 +106,7 @@ impl Session {
             messages,
             queued_choices: Mutex::new(VecDeque::new()),
             approvals,
+            pack_options: RwLock::default(),
             _reminders: reminders,
         }
     }
@@ -168,6 +170,17 @@ impl Session {
     /// The session's approval state, for `resolve` and the session end.
     pub(crate) fn approvals(&self) -> &Approvals {
         &self.approvals
+    }
+
+    /// Hands `settings` to the packs loaded from now on (set it before
+    /// loading them).
+    pub fn set_pack_options(&self, settings: PackOptions) {
+        *write(&self.pack_options) = Arc::new(settings);
+    }
+
+    /// What packs loaded now are told ([`PackOptions`]).
+    pub fn pack_options(&self) -> Arc<PackOptions> {
+        Arc::clone(&read(&self.pack_options))
     }
 
     /// The same session with `limits` for every later call.

@@ -93,6 +93,9 @@ pub struct Settings {
     /// journal records what a project does, so it is not the project's to
     /// move or turn off).
     pub journal: Option<crate::config::JournalConfig>,
+    /// Each pack's configuration table: the user's, narrowed by a trusted
+    /// project's.
+    pub packs: crate::pack_tables::PackTables,
     /// A trusted project's settings, which only tighten the user's.
     pub project: ProjectSettings,
 }
@@ -110,6 +113,9 @@ pub struct ProjectSettings {
     /// The project config's `[approval]` table: makes policies stricter,
     /// never looser.
     pub approval: Option<crate::config::ApprovalConfig>,
+    /// The project config's path and `[packs.NAME]` tables: they narrow
+    /// the user's.
+    pub packs: Option<(PathBuf, crate::pack_tables::PackTables)>,
     /// The trusted project directory and the pack hashes `xcsh trust`
     /// recorded for it.
     pub trusted: Option<(PathBuf, ProjectRecord)>,
@@ -199,6 +205,10 @@ pub fn collect(
                     settings.project.tool_timeout =
                         config_timeout(&project.config, config.tool_timeout_secs)?;
                     settings.project.approval.clone_from(&config.approval);
+                    if !config.packs.is_empty() {
+                        settings.project.packs =
+                            Some((project.config.clone(), config.packs.clone()));
+                    }
                     settings.project.allow_list = config.allow_list.as_ref().map(|list| {
                         let entries = list.iter().map(|(p, h)| (p.clone(), h.clone()));
                         (project.config.clone(), entries.collect())
@@ -231,6 +241,7 @@ pub fn collect(
         settings.isolation = config.isolation;
         settings.approval = config.approval;
         settings.journal = config.journal;
+        settings.packs = config.packs;
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));
@@ -238,6 +249,15 @@ pub fn collect(
         for dir in config.plugin_dirs {
             sources.push(source(&dir, origin.clone(), Expect::Dir));
         }
+    }
+    if let Some((config, tables)) = &settings.project.packs {
+        let (merged, ignored) = crate::pack_tables::narrow(&settings.packs, tables);
+        settings.packs = merged;
+        skipped.extend(ignored.into_iter().map(|widening| SourceWarning {
+            path: config.clone(),
+            origin: Origin::ProjectConfig(config.clone()),
+            problem: crate::warning::Problem::Widens(widening),
+        }));
     }
     sources.extend(project_dir_source);
     if let Some(dir) = user_plugins {

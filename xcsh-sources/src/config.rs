@@ -73,6 +73,11 @@ pub struct Config {
     /// Where the journal goes; read from the user's config only.
     #[serde(default)]
     pub journal: Option<JournalConfig>,
+    /// Each pack's own configuration, by pack name (`[packs.NAME]`),
+    /// checked against the schema the pack declares when it loads. A
+    /// project's tables can only narrow the user's.
+    #[serde(default)]
+    pub packs: crate::pack_tables::PackTables,
 }
 
 /// The `[approval]` table: a policy for every tool, per pack and per tool.
@@ -171,6 +176,7 @@ impl Config {
             tool_timeout_secs: self.tool_timeout_secs,
             approval: self.approval,
             journal: self.journal,
+            packs: self.packs,
             allow_list: self.allow_list.map(|list| {
                 list.into_iter()
                     .map(|(path, hash)| (base.join(path), hash))
@@ -197,7 +203,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `packs`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),

@@ -26,6 +26,7 @@ pub mod config;
 pub mod discovery;
 pub mod file_lock;
 pub mod flags;
+pub mod pack_tables;
 pub mod private_file;
 pub mod project;
 pub mod registry;

@@ -72,7 +72,12 @@ fn swapping_an_isolated_pack_while_it_starts_never_runs_an_unpinned_library() {
             timeout: Some(Duration::from_secs(30)),
             first_seen: None,
         };
-        let outcome = loader.start(&round_dir, Arc::downgrade(session.store()), &pinned);
+        let outcome = loader.start(
+            &round_dir,
+            Arc::downgrade(session.store()),
+            &pinned,
+            &Default::default(),
+        );
         stop.store(true, Ordering::Relaxed);
         swapper.join().unwrap();
         match outcome {
