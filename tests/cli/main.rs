@@ -25,6 +25,7 @@ mod mcp_progress;
 mod mcp_shutdown;
 mod mcp_wire;
 mod own_files;
+mod pack_config;
 mod pack_new;
 mod raw_http;
 mod repl;

@@ -204,19 +204,21 @@ fn resolve_target(
         })
     };
     let root = canonical(cwd)?;
+    // The path must exist: resolved by the OS, so a missing or unreadable
+    // one is named as given.
     let path = match requested {
-        // The same resolution (and refusal) every tool and pack uses.
-        Some(requested) => {
-            match xcsh_safe_fs::confine(&root, requested, options.allow_outside_root) {
-                Ok(path) => path,
-                Err(xcsh_safe_fs::ConfineError::Io { path, source }) => {
-                    return Err(AstEditError::Path { path, source });
-                }
-                Err(outside) => return Err(AstEditError::OutsideRoot(outside)),
-            }
-        }
+        Some(requested) => canonical(&cwd.join(requested))?,
         None => root.clone(),
     };
+    if !options.allow_outside_root && !path.starts_with(&root) {
+        // The refusal every tool and pack gives.
+        return Err(AstEditError::OutsideRoot(
+            xcsh_safe_fs::ConfineError::Outside {
+                path: requested.unwrap_or(".").to_owned(),
+                resolved: path,
+            },
+        ));
+    }
     let metadata = fs::metadata(&path).map_err(|source| AstEditError::Path {
         path: path.clone(),
         source,

@@ -124,7 +124,12 @@ fn a_restart_after_a_crash_runs_the_checked_bytes_not_the_file_now_there() {
         first_seen: None,
     };
     let (pack, specs) = loader
-        .start(dir.path(), Arc::downgrade(session.store()), &path)
+        .start(
+            dir.path(),
+            Arc::downgrade(session.store()),
+            &path,
+            &Default::default(),
+        )
         .unwrap();
     for spec in specs {
         let tool = xcsh_isolate::tool::IsolatedTool::new(spec, Arc::clone(&pack)).unwrap();
