@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
+use std::time::SystemTime;
 
 use abi_stable::library::{LibHeader, lib_header_from_path};
 use abi_stable::sabi_types::VersionNumber;
@@ -22,6 +23,7 @@ pub struct PackLibrary {
     name: Arc<str>,
     version: String,
     abi_version: String,
+    built: Option<SystemTime>,
     module: Module,
 }
 
@@ -54,7 +56,7 @@ pub(crate) enum Mapped {
     Opened(&'static PackLibrary),
     /// Mapped and its declared ABI version accepted; its layouts not yet
     /// checked.
-    Header(PathBuf, &'static LibHeader),
+    Header(PathBuf, Option<SystemTime>, &'static LibHeader),
 }
 
 impl PackLibrary {
@@ -123,6 +125,7 @@ impl Opening {
         };
         let (load_path, by_descriptor) = file.load_path();
         let canonical = file.path().to_path_buf();
+        let built = file.built();
         let loaded = lib_header_from_path(&load_path).map_err(LoadError::from_library);
         let verified = if by_descriptor || loaded.is_err() {
             Ok(())
@@ -142,7 +145,7 @@ impl Opening {
                 supported: supported_versions(),
             });
         }
-        Ok(Mapped::Header(canonical, header))
+        Ok(Mapped::Header(canonical, built, header))
     }
 }
 
@@ -150,9 +153,9 @@ impl Mapped {
     /// The last step: abi_stable checks every type layout and initialises
     /// the root module; the library is remembered by its canonical path.
     pub(crate) fn check(&self) -> Result<&'static PackLibrary, LoadError> {
-        let (path, header) = match self {
+        let (path, built, header) = match self {
             Self::Opened(library) => return Ok(library),
-            Self::Header(path, header) => (path, header),
+            Self::Header(path, built, header) => (path, *built, header),
         };
         let major = VersionNumber::new(header.version_strings())
             .map_err(|e| LoadError::InvalidHeader(crate::error::one_line(e)))?
@@ -173,6 +176,7 @@ impl Mapped {
             name: name.as_str().into(),
             version: version.as_str().to_owned(),
             abi_version: header.version_strings().version.to_string(),
+            built,
             module,
         };
         // Another thread may have opened the same file meanwhile: keep the
@@ -197,6 +201,12 @@ impl PackLibrary {
     /// The pack's own version.
     pub fn version(&self) -> &str {
         &self.version
+    }
+
+    /// When the library file was last written (its build time), if the
+    /// file system says.
+    pub fn built(&self) -> Option<SystemTime> {
+        self.built
     }
 
     /// The `xcsh-plugin-api` ABI version the pack declares, e.g. `1.0.0`.

@@ -219,5 +219,6 @@ fn register(
         name: pack.name().to_owned(),
         version: pack.version().to_owned(),
         tools: registered,
+        built: pack.built(),
     })
 }
