@@ -1,20 +1,19 @@
 //! Setting up a [`PackTest`] with more than a fresh directory.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use xcsh_core::PackOptions;
 use xcsh_plugin_api::Factory;
 use xcsh_plugin_api::schemars::JsonSchema;
 
+use crate::setup::Setup;
 use crate::{PackTest, PackTestError};
 
-/// Builds a [`PackTest`]: [`PackTest::builder`]`(name, factory)`, then
+/// Builds a [`PackTest`]: [`PackTestBuilder::new`]`(name, factory)`, then
 /// what the test needs, then [`build`](Self::build).
 ///
 /// ```
-/// use xcsh_pack_test::{PackTest, json};
+/// use xcsh_pack_test::{PackTestBuilder, json};
 /// use xcsh_plugin_api::prelude::*;
 ///
 /// /// The pack's configuration (`[packs.limits-pack]`).
@@ -37,12 +36,12 @@ use crate::{PackTest, PackTestError};
 ///     )))
 /// }
 ///
-/// let pack = PackTest::builder("limits-pack", tools)
+/// let pack = PackTestBuilder::new("limits-pack", tools)
 ///     .config::<Limits>(json!({"max_files": 3}))
 ///     .build()?;
 /// assert_eq!(pack.call("max_files", json!({})).text(), "3");
 ///
-/// let refused = PackTest::builder("limits-pack", tools)
+/// let refused = PackTestBuilder::new("limits-pack", tools)
 ///     .config::<Limits>(json!({"max_file": 3}))
 ///     .build()
 ///     .unwrap_err();
@@ -61,31 +60,12 @@ pub struct PackTestBuilder {
     setup: Setup,
 }
 
-/// What the session tells the pack.
-#[derive(Debug, Default)]
-pub(crate) struct Setup {
-    /// The JSON Schema of the configuration type (empty: none).
-    pub config_schema: &'static str,
-    config: Option<Value>,
-    allow_outside_root: bool,
-}
-
-impl Setup {
-    /// The session's settings for the pack `name`.
-    pub fn settings(&self, name: &str) -> PackOptions {
-        PackOptions {
-            allow_outside_root: self.allow_outside_root,
-            configs: self
-                .config
-                .iter()
-                .map(|table| (name.to_owned(), table.clone()))
-                .collect::<BTreeMap<_, _>>(),
-        }
-    }
-}
-
 impl PackTestBuilder {
-    pub(crate) fn new(name: &str, factory: Factory) -> Self {
+    /// A builder of a [`PackTest`] of the pack `name` made by `factory`,
+    /// for a pack that needs more than a fresh directory: its
+    /// configuration table, `--allow-outside-root`, a directory of the
+    /// test's.
+    pub fn new(name: &str, factory: Factory) -> Self {
         Self {
             name: name.to_owned(),
             factory,

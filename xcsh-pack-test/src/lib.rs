@@ -103,6 +103,7 @@ mod builder;
 mod error;
 mod pack_test;
 mod pending;
+mod setup;
 
 pub use builder::PackTestBuilder;
 pub use error::PackTestError;

@@ -17,8 +17,8 @@ use xcsh_loader::{HostBinding, create_tools_in_process_v2};
 use xcsh_plugin_api::Factory;
 use xcsh_safe_fs::fault::FaultGuard;
 
-use crate::builder::Setup;
-use crate::{PackTestBuilder, PackTestError, PendingInfo};
+use crate::setup::Setup;
+use crate::{PackTestError, PendingInfo};
 
 /// A pack's tools in a session of their own, driven the way a model would.
 ///
@@ -66,13 +66,6 @@ impl PackTest {
         dir: impl Into<PathBuf>,
     ) -> Result<Self, PackTestError> {
         Self::start(name, factory, dir.into(), None, &Setup::default())
-    }
-
-    /// A [`PackTestBuilder`] for a pack that needs more than a fresh
-    /// directory: its configuration table, `--allow-outside-root`, a
-    /// directory of the test's.
-    pub fn builder(name: &str, factory: Factory) -> PackTestBuilder {
-        PackTestBuilder::new(name, factory)
     }
 
     pub(crate) fn start(

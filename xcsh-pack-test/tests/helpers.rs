@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use xcsh_pack_test::{INJECTED_MESSAGE, PackTest, json};
+use xcsh_pack_test::{INJECTED_MESSAGE, PackTest, PackTestBuilder, json};
 use xcsh_plugin_api::fs::{Snapshot, StalePolicy, WriteSet};
 use xcsh_plugin_api::prelude::*;
 
@@ -125,7 +125,7 @@ fn parent_absolute_and_linked_paths_out_are_refused_with_the_hosts_message() {
 fn allow_outside_root_lets_a_link_out_through() {
     let elsewhere = tempfile::tempdir().unwrap();
     fs::write(elsewhere.path().join("notes.txt"), "old notes").unwrap();
-    let pack = PackTest::builder("text-replace", tools)
+    let pack = PackTestBuilder::new("text-replace", tools)
         .allow_outside_root()
         .build()
         .unwrap();
@@ -203,7 +203,7 @@ fn hard_links_owner_and_mode_are_kept() {
 
 #[test]
 fn the_pack_reads_its_configuration() {
-    let pack = PackTest::builder("text-replace", tools)
+    let pack = PackTestBuilder::new("text-replace", tools)
         .config::<Limits>(json!({"max_files": 1}))
         .build()
         .unwrap();
@@ -218,7 +218,7 @@ fn the_pack_reads_its_configuration() {
 #[test]
 fn a_bad_configuration_key_is_refused_in_one_line() {
     let error = |table| {
-        let error = PackTest::builder("text-replace", tools)
+        let error = PackTestBuilder::new("text-replace", tools)
             .config::<Limits>(table)
             .build()
             .unwrap_err();
