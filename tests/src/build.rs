@@ -28,6 +28,7 @@ pub const PACKS: &[&str] = &[
     "fixture-sandbox-probe",
     "fixture-varying-tools",
     "fixture-conformance",
+    "fixture-file-ops",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).

@@ -93,6 +93,8 @@ pub struct Settings {
     /// journal records what a project does, so it is not the project's to
     /// move or turn off).
     pub journal: Option<crate::config::JournalConfig>,
+    /// The user's config's `[undo]` table.
+    pub undo: Option<crate::undo_config::UndoConfig>,
     /// A trusted project's settings, which only tighten the user's.
     pub project: ProjectSettings,
 }
@@ -110,6 +112,9 @@ pub struct ProjectSettings {
     /// The project config's `[approval]` table: makes policies stricter,
     /// never looser.
     pub approval: Option<crate::config::ApprovalConfig>,
+    /// The project config's `[undo] enabled = false` turns undo snapshots
+    /// off; its other `[undo]` keys are ignored.
+    pub undo_off: bool,
     /// The trusted project directory and the pack hashes `xcsh trust`
     /// recorded for it.
     pub trusted: Option<(PathBuf, ProjectRecord)>,
@@ -199,6 +204,8 @@ pub fn collect(
                     settings.project.tool_timeout =
                         config_timeout(&project.config, config.tool_timeout_secs)?;
                     settings.project.approval.clone_from(&config.approval);
+                    settings.project.undo_off =
+                        config.undo.as_ref().is_some_and(|undo| !undo.enabled());
                     settings.project.allow_list = config.allow_list.as_ref().map(|list| {
                         let entries = list.iter().map(|(p, h)| (p.clone(), h.clone()));
                         (project.config.clone(), entries.collect())
@@ -231,6 +238,7 @@ pub fn collect(
         settings.isolation = config.isolation;
         settings.approval = config.approval;
         settings.journal = config.journal;
+        settings.undo = config.undo.map(|undo| *undo);
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));
