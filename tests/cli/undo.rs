@@ -20,7 +20,11 @@ fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
     while let Some(current) = stack.pop() {
         for entry in std::fs::read_dir(&current).unwrap() {
             let path = entry.unwrap().path();
-            let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let name = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             let meta = std::fs::symlink_metadata(&path).unwrap();
             let mode = meta.permissions().mode();
             if meta.is_dir() {
@@ -141,7 +145,14 @@ fn a_pack_that_writes_deletes_and_renames_in_process_and_isolated_is_undone_byte
         );
         assert_eq!(
             env.files(),
-            ["bin", "draft-a.md", "draft-b.md", "kept.txt", "new.txt", "notes"]
+            [
+                "bin",
+                "draft-a.md",
+                "draft-b.md",
+                "kept.txt",
+                "new.txt",
+                "notes"
+            ]
         );
         let output = undo(&env, &["--yes"]);
         assert_eq!(output.code, Some(0), "{output:?}");

@@ -31,6 +31,11 @@ pub trait ApplyObserver: Send + Sync {
     fn reminders(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// A tool call pushed a pending action: an apply may follow, so work
+    /// the first apply would do can start now (told after that call, on
+    /// its thread; should return at once).
+    fn action_pushed(&self) {}
 }
 
 /// One apply being watched.

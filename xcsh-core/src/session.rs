@@ -140,11 +140,15 @@ impl Session {
         self.approvals.set_observer(observer);
     }
 
-    /// Queues the observer's reminders as hidden messages for the model.
-    fn queue_observer_reminders(&self) {
+    /// Tells the observer whether the call `pushed` actions, and queues its
+    /// reminders as hidden messages for the model.
+    fn tell_observer(&self, pushed: bool) {
         let Some(observer) = self.approvals.observer() else {
             return;
         };
+        if pushed && let Err(message) = catch(|| observer.action_pushed()) {
+            tracing::warn!("the apply observer failed: {message}");
+        }
         match catch(|| observer.reminders()) {
             Ok(reminders) => lock(&self.messages).extend(
                 reminders
@@ -331,7 +335,7 @@ impl Session {
             None => result,
         };
         self.remember_pushes(&name, &pushed, &result);
-        self.queue_observer_reminders();
+        self.tell_observer(!pushed.is_empty());
         result
     }
 

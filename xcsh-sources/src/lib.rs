@@ -47,6 +47,6 @@ pub use flags::PackArgs;
 pub use registry::{PackRecord, REGISTRY_FILE_NAME, Registry};
 pub use registry_file::{Registries, RegistryFile, Scope, UsedRegistry};
 pub use run_policy::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
-pub use undo_config::UndoConfig;
 pub use source::{Expect, Origin, PLUGIN_PATH_ENV, Source};
+pub use undo_config::UndoConfig;
 pub use warning::{Problem, SourceWarning};

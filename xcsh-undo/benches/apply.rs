@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use xcsh_core::{PendingAction, Session, ToolCall, ToolOutput};
-use xcsh_undo::{Store, Limits, UndoObserver};
+use xcsh_core::{ApplyObserver, PendingAction, Session, ToolCall, ToolOutput};
+use xcsh_undo::{Limits, Store, UndoObserver};
 
 const FILES: usize = 10_000;
 const RUNS: usize = 15;
@@ -67,18 +67,19 @@ fn main() {
     tree(&work);
     let plain = Session::new(&work);
     let watched = Session::new(&work);
-    watched.set_apply_observer(Arc::new(UndoObserver::new(
-        &root,
-        &work,
-        Limits::default(),
-    )));
+    watched.set_apply_observer(Arc::new(UndoObserver::new(&root, &work, Limits::default())));
     // The first snapshot of a directory reads every file once.
     let start = Instant::now();
     apply(&watched, 1, 0);
     let first = start.elapsed();
     println!("| case ({FILES} files) | without snapshots | with snapshots | extra | ratio |");
     println!("|---|---|---|---|---|");
-    for changed in [1, 1_000] {
+    // `XCSH_UNDO_BENCH_CHANGED=1` measures one case only (for profiling).
+    let cases: Vec<usize> = std::env::var("XCSH_UNDO_BENCH_CHANGED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .map_or_else(|| vec![1, 1_000], |n| vec![n]);
+    for changed in cases {
         let mut base = Vec::new();
         let mut with = Vec::new();
         for run in 1..=RUNS {
@@ -89,6 +90,35 @@ fn main() {
         println!(
             "| apply, {changed} file{} changed | {} | {} | {} | {:.1}× |",
             if changed == 1 { "" } else { "s" },
+            ms(base),
+            ms(with),
+            ms(with.saturating_sub(base)),
+            with.as_secs_f64() / base.as_secs_f64()
+        );
+    }
+    // A new session's first apply: the store knows the tree, but the
+    // session has no watcher yet. Cold: the apply right after the push
+    // compares every file's stamp itself. After the preview: the push
+    // started that comparison in the background and it finished while
+    // the model decided (here: waited for, untimed).
+    for warm in [false, true] {
+        let mut base = Vec::new();
+        let mut with = Vec::new();
+        for run in 1..=RUNS {
+            base.push(apply(&plain, 1, run * 2));
+            let fresh = Session::new(&work);
+            let observer = Arc::new(UndoObserver::new(&root, &work, Limits::default()));
+            fresh.set_apply_observer(Arc::clone(&observer) as Arc<dyn ApplyObserver>);
+            if warm {
+                observer.action_pushed();
+                observer.settle();
+            }
+            with.push(apply(&fresh, 1, run * 2 + 1));
+        }
+        let (base, with) = (median(base), median(with));
+        println!(
+            "| apply, 1 file changed, first of a new session, {} | {} | {} | {} | {:.1}× |",
+            if warm { "after the preview" } else { "cold" },
             ms(base),
             ms(with),
             ms(with.saturating_sub(base)),

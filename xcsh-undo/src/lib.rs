@@ -20,11 +20,13 @@
 #![forbid(unsafe_code)]
 
 mod changes;
-mod limits;
+mod dirty;
 mod error;
 mod file_state;
+mod limits;
 mod log;
 mod observer;
+mod ops;
 mod plan;
 mod reminder;
 mod restore;
@@ -33,11 +35,11 @@ mod store;
 mod watch;
 
 pub use changes::{Change, ChangeKind};
-pub use limits::{DEFAULT_KEEP, DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_FILE_BYTES, Limits};
 pub use error::UndoError;
 pub use file_state::FileState;
+pub use limits::{DEFAULT_KEEP, DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_FILE_BYTES, Limits};
 pub use log::{ApplyRecord, LogLine, UndoRecord};
 pub use observer::UndoObserver;
-pub use plan::{PathOp, Plan};
+pub use ops::{PathOp, Plan};
 pub use reminder::reminder;
 pub use store::Store;

@@ -95,10 +95,7 @@ pub(crate) fn last_seq(path: &Path) -> Result<u64, UndoError> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(0),
         Err(error) => return Err(UndoError::io("read", path)(error)),
     };
-    let len = file
-        .metadata()
-        .map_err(UndoError::io("read", path))?
-        .len();
+    let len = file.metadata().map_err(UndoError::io("read", path))?.len();
     let mut chunk = 4096_u64;
     loop {
         let start = len.saturating_sub(chunk);
@@ -143,10 +140,7 @@ pub(crate) fn read_from(path: &Path, offset: u64) -> Result<(Vec<LogLine>, u64),
         }
         Err(error) => return Err(UndoError::io("read", path)(error)),
     };
-    let len = file
-        .metadata()
-        .map_err(UndoError::io("read", path))?
-        .len();
+    let len = file.metadata().map_err(UndoError::io("read", path))?.len();
     let start = if offset > len { 0 } else { offset };
     file.seek(SeekFrom::Start(start))
         .map_err(UndoError::io("read", path))?;

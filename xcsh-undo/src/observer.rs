@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use git2::Oid;
 use xcsh_core::{ApplyInfo, ApplyObserver, ApplyWatch};
 
+use crate::dirty::Dirty;
 use crate::log::LogLine;
-use crate::watch::{Dirty, Watcher};
+use crate::watch::Watcher;
 use crate::{Limits, Store, UndoError};
 
 /// Snapshots the working directory around every apply of a session (the
@@ -17,13 +18,17 @@ use crate::{Limits, Store, UndoError};
 ///
 /// The first snapshot compares every file's stamp with the store's index;
 /// later ones read only the paths the kernel said changed since (Linux
-/// inotify), or compare every stamp again where there is no watcher.
+/// inotify), or compare every stamp again where there is no watcher. The
+/// first one starts in the background as soon as a tool call pushes an
+/// action (while the model decides), so the apply finds it done.
 #[derive(Debug)]
 pub struct UndoObserver {
     root: PathBuf,
     cwd: PathBuf,
     config: Limits,
     state: Arc<Mutex<State>>,
+    /// The background first snapshot, once started.
+    warming: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 #[derive(Debug, Default)]
@@ -33,6 +38,8 @@ struct State {
     broken: bool,
     /// What changed since the last snapshot, once armed.
     watcher: Option<Watcher>,
+    /// The index holds stamps not yet written to the store.
+    unwritten: bool,
     /// The last log number seen; undos after it are reminded of.
     seen: u64,
     /// How far the log was read.
@@ -58,6 +65,7 @@ impl UndoObserver {
             cwd: cwd.to_owned(),
             config,
             state: Arc::default(),
+            warming: Mutex::new(None),
         };
         let log = Store::dir_for(root, cwd).join("log.jsonl");
         if log.exists() {
@@ -73,6 +81,20 @@ impl UndoObserver {
         state.seen = lines.iter().map(LogLine::seq).max().unwrap_or(0);
         drop(state);
         observer
+    }
+
+    /// Waits for the background first snapshot, if one started.
+    pub fn settle(&self) {
+        let handle = self
+            .warming
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(handle) = handle
+            && handle.join().is_err()
+        {
+            tracing::warn!("the first undo snapshot panicked");
+        }
     }
 
     fn snapshot(&self) -> Option<Oid> {
@@ -91,8 +113,19 @@ impl UndoObserver {
 
 /// A snapshot of the open store: of what the watcher saw change, or of
 /// every file's stamp (the first one, and wherever there is no watcher).
+///
+/// The index (the stamps) is written to the store after a snapshot that
+/// compared every file, and when the session ends; in between it lives in
+/// memory, the watcher vouching for it. Not writing it is never wrong,
+/// only slower: the next session's first snapshot compares stamps with the
+/// last index written and reads again the files changed since.
 fn snapshot(state: &mut State) -> Result<Oid, UndoError> {
-    let State { store, watcher, .. } = state;
+    let State {
+        store,
+        watcher,
+        unwritten,
+        ..
+    } = state;
     let store = store.as_ref().expect("the store is open");
     let _locked = store.lock()?;
     let skip = |rel: &Path| store.ignored(rel);
@@ -105,17 +138,33 @@ fn snapshot(state: &mut State) -> Result<Oid, UndoError> {
         }
     };
     match dirty {
-        Dirty::All => store.snapshot(),
-        Dirty::Paths(paths) => store.snapshot_paths(&paths),
+        Dirty::All => {
+            let tree = store.snapshot()?;
+            store.write_index()?;
+            *unwritten = false;
+            Ok(tree)
+        }
+        Dirty::Paths(paths) => {
+            *unwritten |= !paths.is_empty();
+            store.snapshot_paths(&paths)
+        }
     }
 }
 
-fn open<'a>(
-    state: &'a mut State,
-    root: &Path,
-    cwd: &Path,
-    config: Limits,
-) -> Option<&'a Store> {
+impl Drop for State {
+    fn drop(&mut self) {
+        let Some(store) = &self.store else {
+            return;
+        };
+        if self.unwritten
+            && let Err(error) = store.lock().and_then(|_locked| store.write_index())
+        {
+            tracing::debug!("the undo index was not written: {error}");
+        }
+    }
+}
+
+fn open<'a>(state: &'a mut State, root: &Path, cwd: &Path, config: Limits) -> Option<&'a Store> {
     if state.store.is_none() && !state.broken {
         match Store::open(root, cwd, config) {
             Ok(store) => state.store = Some(store),
@@ -144,6 +193,37 @@ impl ApplyObserver for UndoObserver {
             source_tool_name: apply.source_tool_name.to_owned(),
             policy: apply.policy,
         }))
+    }
+
+    fn action_pushed(&self) {
+        let mut warming = self
+            .warming
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if warming.is_some() {
+            return;
+        }
+        let (state, root, cwd, config) = (
+            Arc::clone(&self.state),
+            self.root.clone(),
+            self.cwd.clone(),
+            self.config,
+        );
+        let started = std::thread::Builder::new()
+            .name("undo-first-snapshot".into())
+            .spawn(move || {
+                let mut state = lock(&state);
+                if state.watcher.is_some() || open(&mut state, &root, &cwd, config).is_none() {
+                    return;
+                }
+                if let Err(error) = snapshot(&mut state) {
+                    tracing::warn!("no first undo snapshot: {error}");
+                }
+            });
+        match started {
+            Ok(handle) => *warming = Some(handle),
+            Err(error) => tracing::debug!("the first undo snapshot waits for the apply: {error}"),
+        }
     }
 
     fn reminders(&self) -> Vec<String> {
@@ -194,9 +274,7 @@ impl ApplyWatch for Watch {
         let recorded: Result<Option<u64>, UndoError> = snapshot(&mut state).and_then(|after| {
             let store = state.store.as_ref().expect("the store is open");
             let _locked = store.lock()?;
-            let id = store.record_apply(&info, self.before, after, applied)?;
-            store.write_index()?;
-            Ok(id)
+            store.record_apply(&info, self.before, after, applied)
         });
         match recorded {
             Ok(id) => id.map(|id| id.to_string()),

@@ -1,30 +1,8 @@
 //! What undoing one apply would do, checked before anything is written.
 
-use crate::log::{ApplyRecord, LogLine};
+use crate::log::LogLine;
+use crate::ops::{PathOp, Plan};
 use crate::{ChangeKind, FileState, Store, UndoError};
-
-/// One path an undo puts back.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PathOp {
-    /// The path, relative to the working directory.
-    pub path: String,
-    /// What the apply left there (`None`: nothing); anything else means the
-    /// file changed since.
-    pub expect: Option<FileState>,
-    /// What goes back (`None`: the file is removed).
-    pub restore: Option<FileState>,
-}
-
-/// The undo of one apply, ready to run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Plan {
-    /// The apply.
-    pub apply: ApplyRecord,
-    /// Every path put back, removals first.
-    pub ops: Vec<PathOp>,
-    /// Paths changed since the apply (not overwritten without `--force`).
-    pub stale: Vec<String>,
-}
 
 impl Store {
     /// The undo of apply `id` (the newest one not undone when `None`): its

@@ -253,6 +253,12 @@ impl Store {
     ///
     /// It cannot be written.
     pub(crate) fn write_index(&self) -> Result<(), UndoError> {
+        // Every writer holds the store's lock: a lock file of git's found
+        // now was left by a process that died writing.
+        let stale = self.repo.path().join("index.lock");
+        if stale.exists() {
+            std::fs::remove_file(&stale).map_err(UndoError::io("remove", &stale))?;
+        }
         Ok(self.repo.index()?.write()?)
     }
 

@@ -5,19 +5,7 @@
 //! kernel's watch limit reached, its event queue overflowed) the snapshot
 //! compares every file's stamp with the index instead.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-/// What changed since the last drain.
-#[derive(Debug)]
-pub(crate) enum Dirty {
-    /// Unknown (the event queue overflowed, a read failed): compare every
-    /// file.
-    All,
-    /// These paths, relative to the working directory; a directory stands
-    /// for everything under it.
-    Paths(BTreeSet<PathBuf>),
-}
+use std::path::Path;
 
 #[cfg(target_os = "linux")]
 pub(crate) use linux::Watcher;
@@ -32,7 +20,7 @@ mod linux {
 
     use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
-    use super::Dirty;
+    use crate::dirty::Dirty;
 
     /// Every directory of the working directory (but skipped ones) watched
     /// for entries created, written, changed in mode, moved or deleted.
@@ -182,7 +170,10 @@ mod linux {
                     };
                     let path = dir.join(name);
                     if event.mask.contains(EventMask::ISDIR) {
-                        if event.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO) {
+                        if event
+                            .mask
+                            .intersects(EventMask::CREATE | EventMask::MOVED_TO)
+                        {
                             new_dirs.push(path.clone());
                         } else if event
                             .mask
@@ -228,7 +219,7 @@ mod linux {
 mod other {
     use std::path::Path;
 
-    use super::Dirty;
+    use crate::dirty::Dirty;
 
     /// No watcher off Linux: every snapshot compares every file's stamp.
     #[derive(Debug)]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 use xcsh_core::{PendingAction, Session, ToolCall, ToolOutput};
-use xcsh_undo::{Store, Limits, UndoError, UndoObserver};
+use xcsh_undo::{Limits, Store, UndoError, UndoObserver};
 
 /// Every file under `dir` (but `.xcsh/`) with its bytes and mode.
 fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
@@ -60,11 +60,7 @@ fn fixture() -> Fixture {
     std::fs::write(work.join(".gitignore"), "ignored.log\n").unwrap();
     std::fs::write(work.join("ignored.log"), "not snapshotted\n").unwrap();
     let session = Session::new(&work);
-    session.set_apply_observer(Arc::new(UndoObserver::new(
-        &root,
-        &work,
-        Limits::default(),
-    )));
+    session.set_apply_observer(Arc::new(UndoObserver::new(&root, &work, Limits::default())));
     Fixture {
         _temp: temp,
         root,
@@ -267,7 +263,11 @@ fn retention_keeps_the_newest_applies_and_undo_still_works_after_cleanup() {
     }
     let store = Store::open(&root, &work, config).unwrap();
     let ids: Vec<u64> = store.undoable().unwrap().iter().map(|a| a.id).collect();
-    assert_eq!(ids, [4, 3, 2, 1], "cleaned when a session starts, not per apply");
+    assert_eq!(
+        ids,
+        [4, 3, 2, 1],
+        "cleaned when a session starts, not per apply"
+    );
     let _next_session = UndoObserver::new(&root, &work, config);
     let ids: Vec<u64> = store.undoable().unwrap().iter().map(|a| a.id).collect();
     assert_eq!(ids, [4, 3]);
@@ -285,4 +285,41 @@ fn an_apply_that_changes_nothing_records_no_snapshot() {
     let fixture = fixture();
     apply(&fixture.session, "Nothing", |_| {});
     assert!(store(&fixture).undoable().unwrap().is_empty());
+}
+
+#[test]
+fn the_first_snapshot_taken_after_a_push_sees_edits_made_before_the_apply() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, work) = (temp.path().join("state"), temp.path().join("work"));
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    std::fs::write(work.join("src/a.rs"), "first\n").unwrap();
+    let session = Session::new(&work);
+    let observer = Arc::new(UndoObserver::new(&root, &work, Limits::default()));
+    session.set_apply_observer(Arc::clone(&observer) as Arc<dyn xcsh_core::ApplyObserver>);
+    xcsh_core::ApplyObserver::action_pushed(observer.as_ref());
+    observer.settle();
+    // After the background snapshot, before the apply: the person edits a
+    // file, makes a directory with a file in it, and deletes nothing.
+    std::fs::write(work.join("src/a.rs"), "edited by the person\n").unwrap();
+    std::fs::create_dir_all(work.join("new/deeper")).unwrap();
+    std::fs::write(work.join("new/deeper/b.rs"), "b\n").unwrap();
+    let before = tree(&work);
+    apply(&session, "Edit both", |cwd| {
+        std::fs::write(cwd.join("src/a.rs"), "by the apply\n").unwrap();
+        std::fs::write(cwd.join("new/deeper/b.rs"), "by the apply\n").unwrap();
+        std::fs::write(cwd.join("new/deeper/c.rs"), "new\n").unwrap();
+    });
+    let store = Store::open(&root, &work, Limits::default()).unwrap();
+    let plan = store.plan(None).unwrap();
+    let described: Vec<String> = plan.apply.changes.iter().map(|c| c.describe()).collect();
+    assert_eq!(
+        described,
+        [
+            "modified new/deeper/b.rs",
+            "created new/deeper/c.rs",
+            "modified src/a.rs"
+        ]
+    );
+    store.undo(&plan, false, "person").unwrap();
+    assert_eq!(tree(&work), before);
 }

@@ -50,9 +50,7 @@ pub fn install(agent: &Agent, settings: &Settings, cwd: &Path, user: Option<&Pat
         tracing::warn!("no user data directory: applies in this session cannot be undone");
         return;
     };
-    agent.session.set_apply_observer(Arc::new(UndoObserver::new(
-        &root,
-        cwd,
-        limits(config),
-    )));
+    agent
+        .session
+        .set_apply_observer(Arc::new(UndoObserver::new(&root, cwd, limits(config))));
 }
