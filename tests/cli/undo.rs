@@ -108,6 +108,17 @@ fn a_batch_rename_in_process_and_isolated_is_undone_byte_for_byte_and_journaled(
             undone["details"]["restored"],
             json!(["draft-a.md", "draft-b.md"])
         );
+        // The undo's entry is sealed onto the session's chain.
+        let entries = journal(&env).len();
+        let verified = env.run(&["journal", "--verify"], "");
+        assert_eq!(
+            verified.stdout,
+            format!(
+                "Journal {} verifies: {entries} entries chained, none edited, removed or moved.\n",
+                env.user_journal().display()
+            ),
+            "{verified:?}"
+        );
         assert_eq!(
             undo(&env, &["--yes"]).stdout,
             format!(

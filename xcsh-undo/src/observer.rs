@@ -27,6 +27,9 @@ pub struct UndoObserver {
     cwd: PathBuf,
     config: Limits,
     state: Arc<Mutex<State>>,
+    /// How far the log was read for reminders: a lock of its own, so a
+    /// tool call's reminders never wait for a snapshot.
+    read: Mutex<LogRead>,
     /// The background first snapshot, once started.
     warming: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
@@ -40,6 +43,11 @@ struct State {
     watcher: Option<Watcher>,
     /// The index holds stamps not yet written to the store.
     unwritten: bool,
+}
+
+/// How far the store's log was read.
+#[derive(Debug, Default)]
+struct LogRead {
     /// The last log number seen; undos after it are reminded of.
     seen: u64,
     /// How far the log was read.
@@ -48,7 +56,7 @@ struct State {
     stamp: Option<(u64, std::time::SystemTime)>,
 }
 
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+fn lock<T>(state: &Mutex<T>) -> MutexGuard<'_, T> {
     state
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -65,6 +73,7 @@ impl UndoObserver {
             cwd: cwd.to_owned(),
             config,
             state: Arc::default(),
+            read: Mutex::default(),
             warming: Mutex::new(None),
         };
         let log = Store::dir_for(root, cwd).join("log.jsonl");
@@ -74,12 +83,12 @@ impl UndoObserver {
                 Err(error) => tracing::warn!("undo store cleanup failed: {error}"),
             }
         }
-        let mut state = lock(&observer.state);
-        state.stamp = stamp(&log);
+        let mut read = lock(&observer.read);
+        read.stamp = stamp(&log);
         let (lines, offset) = crate::log::read_from(&log, 0).unwrap_or_default();
-        state.offset = offset;
-        state.seen = lines.iter().map(LogLine::seq).max().unwrap_or(0);
-        drop(state);
+        read.offset = offset;
+        read.seen = lines.iter().map(LogLine::seq).max().unwrap_or(0);
+        drop(read);
         observer
     }
 
@@ -228,7 +237,7 @@ impl ApplyObserver for UndoObserver {
 
     fn reminders(&self) -> Vec<String> {
         let log = Store::dir_for(&self.root, &self.cwd).join("log.jsonl");
-        let mut state = lock(&self.state);
+        let mut state = lock(&self.read);
         let now = stamp(&log);
         if now == state.stamp {
             return Vec::new();

@@ -65,9 +65,16 @@ impl Store {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(UndoError::io("create", parent))?;
         }
-        remove(path)?;
         if state.mode == LINK {
+            remove(path)?;
             return link(path, blob.content());
+        }
+        // A regular file is written over in place (unlinking first costs
+        // milliseconds a file on some file systems); anything else there
+        // (a link, a directory) is removed first.
+        let regular = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file());
+        if !regular {
+            remove(path)?;
         }
         std::fs::write(path, blob.content()).map_err(UndoError::io("write", path))?;
         set_mode(path, state.mode == EXECUTABLE)
