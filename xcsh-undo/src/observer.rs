@@ -27,6 +27,9 @@ pub struct UndoObserver {
     cwd: PathBuf,
     config: Limits,
     state: Arc<Mutex<State>>,
+    /// The store's log (its path worked out once: it is looked at after
+    /// every tool call).
+    log: PathBuf,
     /// How far the log was read for reminders: a lock of its own, so a
     /// tool call's reminders never wait for a snapshot.
     read: Mutex<LogRead>,
@@ -73,10 +76,11 @@ impl UndoObserver {
             cwd: cwd.to_owned(),
             config,
             state: Arc::default(),
+            log: Store::dir_for(root, cwd).join("log.jsonl"),
             read: Mutex::default(),
             warming: Mutex::new(None),
         };
-        let log = Store::dir_for(root, cwd).join("log.jsonl");
+        let log = observer.log.clone();
         if log.exists() {
             match Store::open(root, cwd, config).and_then(|store| store.clean()) {
                 Ok(()) => {}
@@ -236,14 +240,14 @@ impl ApplyObserver for UndoObserver {
     }
 
     fn reminders(&self) -> Vec<String> {
-        let log = Store::dir_for(&self.root, &self.cwd).join("log.jsonl");
+        let log = &self.log;
         let mut state = lock(&self.read);
-        let now = stamp(&log);
+        let now = stamp(log);
         if now == state.stamp {
             return Vec::new();
         }
         state.stamp = now;
-        let Ok((lines, offset)) = crate::log::read_from(&log, state.offset) else {
+        let Ok((lines, offset)) = crate::log::read_from(log, state.offset) else {
             return Vec::new();
         };
         state.offset = offset;

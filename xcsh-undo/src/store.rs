@@ -163,7 +163,11 @@ impl Store {
             index.remove_path(&path)?;
         }
         for path in changed {
-            self.add(&mut index, &path);
+            if self.ignored(&path) {
+                let _ = index.remove_path(&path);
+            } else {
+                self.add(&mut index, &path);
+            }
         }
         Ok(index.write_tree()?)
     }
@@ -221,9 +225,12 @@ impl Store {
         }
     }
 
-    /// Whether the working directory's ignore rules leave `rel` out.
+    /// Whether the snapshot leaves `rel` out: the working directory's
+    /// ignore rules, `.xcsh/` and `.git` directories, nested repositories.
     pub(crate) fn ignored(&self, rel: &Path) -> bool {
-        crate::watch::is_own(rel) || self.repo.is_path_ignored(rel).unwrap_or(false)
+        crate::watch::is_own(rel)
+            || self.repo.is_path_ignored(rel).unwrap_or(false)
+            || crate::watch::in_nested_repository(&self.cwd, rel)
     }
 
     /// Puts `rel`'s content and stamp in `index`, or leaves it out (over

@@ -236,8 +236,24 @@ mod other {
     }
 }
 
-/// Whether `rel` (relative to the working directory) is xcsh's own
-/// directory or below it: never snapshotted.
+/// Whether `rel` (relative to the working directory) is never snapshotted
+/// whatever the ignore rules say: xcsh's own directory, and any `.git`
+/// directory (the project's repository, or a nested one's).
 pub(crate) fn is_own(rel: &Path) -> bool {
-    rel.starts_with(".xcsh")
+    rel.starts_with(".xcsh") || rel.components().any(|part| part.as_os_str() == ".git")
+}
+
+/// Whether `rel` is inside a nested git repository of `cwd` (a directory
+/// below `cwd` holding `.git`): left to that repository, as git does.
+pub(crate) fn in_nested_repository(cwd: &Path, rel: &Path) -> bool {
+    let mut dir = cwd.to_owned();
+    let mut parts = rel.components().peekable();
+    while let Some(part) = parts.next() {
+        dir.push(part);
+        let last = parts.peek().is_none();
+        if (!last || dir.is_dir()) && std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            return true;
+        }
+    }
+    false
 }

@@ -323,3 +323,30 @@ fn the_first_snapshot_taken_after_a_push_sees_edits_made_before_the_apply() {
     store.undo(&plan, false, "person").unwrap();
     assert_eq!(tree(&work), before);
 }
+
+#[test]
+fn git_directories_and_nested_repositories_are_left_out() {
+    let temp = tempfile::tempdir().unwrap();
+    let (root, work) = (temp.path().join("state"), temp.path().join("work"));
+    std::fs::create_dir_all(work.join(".git/refs")).unwrap();
+    std::fs::write(work.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::create_dir_all(work.join("vendor/lib/.git")).unwrap();
+    std::fs::write(work.join("vendor/lib/x.rs"), "x\n").unwrap();
+    std::fs::write(work.join("main.rs"), "fn main() {}\n").unwrap();
+    let session = Session::new(&work);
+    session.set_apply_observer(Arc::new(UndoObserver::new(&root, &work, Limits::default())));
+    for (label, text) in [("First", "one\n"), ("Second", "two\n")] {
+        apply(&session, label, move |cwd| {
+            std::fs::write(cwd.join(".git/HEAD"), text).unwrap();
+            std::fs::write(cwd.join(".git/refs/new"), text).unwrap();
+            std::fs::write(cwd.join("vendor/lib/x.rs"), text).unwrap();
+            std::fs::write(cwd.join("vendor/lib/y.rs"), text).unwrap();
+            std::fs::write(cwd.join("main.rs"), text).unwrap();
+        });
+    }
+    let store = Store::open(&root, &work, Limits::default()).unwrap();
+    for apply in store.undoable().unwrap() {
+        let described: Vec<String> = apply.changes.iter().map(|c| c.describe()).collect();
+        assert_eq!(described, ["modified main.rs"], "{}", apply.label);
+    }
+}
