@@ -33,5 +33,6 @@ mod run;
 mod support;
 mod tools;
 mod trust;
+mod undo;
 mod user_dirs;
 mod writers;

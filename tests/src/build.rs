@@ -29,6 +29,7 @@ pub const PACKS: &[&str] = &[
     "fixture-varying-tools",
     "fixture-conformance",
     "fixture-configured",
+    "fixture-file-ops",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).

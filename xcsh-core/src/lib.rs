@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod apply_observer;
 pub mod approval;
 mod arguments;
 mod call;
@@ -58,6 +59,7 @@ mod tool;
 mod tool_choice;
 mod truncate;
 
+pub use apply_observer::{ApplyInfo, ApplyObserver, ApplyWatch};
 pub use approval::{
     Answer, ApprovalRequest, Approver, Journal, JournalEntry, JournalEvent, Policy, UnknownPolicy,
 };

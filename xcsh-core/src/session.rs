@@ -135,6 +135,32 @@ impl Session {
         self.approvals.set_journal(journal);
     }
 
+    /// Who watches every apply from now on (undo snapshots): told before
+    /// each apply runs and after it returned, and asked for reminders for
+    /// the model after every tool call.
+    pub fn set_apply_observer(&self, observer: Arc<dyn crate::ApplyObserver>) {
+        self.approvals.set_observer(observer);
+    }
+
+    /// Tells the observer whether the call `pushed` actions, and queues its
+    /// reminders as hidden messages for the model.
+    fn tell_observer(&self, pushed: bool) {
+        let Some(observer) = self.approvals.observer() else {
+            return;
+        };
+        if pushed && let Err(message) = catch(|| observer.action_pushed()) {
+            tracing::warn!("the apply observer failed: {message}");
+        }
+        match catch(|| observer.reminders()) {
+            Ok(reminders) => lock(&self.messages).extend(
+                reminders
+                    .into_iter()
+                    .map(|text| SessionMessage { text, hidden: true }),
+            ),
+            Err(message) => tracing::warn!("the apply observer failed: {message}"),
+        }
+    }
+
     /// The text the tool call that pushed the pending action `id` returned
     /// (its preview), while the action is pending; `None` for an action
     /// pushed outside a tool call of this session.
@@ -322,6 +348,7 @@ impl Session {
             None => result,
         };
         self.remember_pushes(&name, &pushed, &result);
+        self.tell_observer(!pushed.is_empty());
         result
     }
 

@@ -96,6 +96,8 @@ pub struct Settings {
     /// Each pack's configuration table: the user's, narrowed by a trusted
     /// project's.
     pub packs: crate::pack_tables::PackTables,
+    /// The user's config's `[undo]` table.
+    pub undo: Option<crate::undo_config::UndoConfig>,
     /// A trusted project's settings, which only tighten the user's.
     pub project: ProjectSettings,
 }
@@ -116,6 +118,9 @@ pub struct ProjectSettings {
     /// The project config's path and `[packs.NAME]` tables: they narrow
     /// the user's.
     pub packs: Option<(PathBuf, crate::pack_tables::PackTables)>,
+    /// The project config's `[undo] enabled = false` turns undo snapshots
+    /// off; its other `[undo]` keys are ignored.
+    pub undo_off: bool,
     /// The trusted project directory and the pack hashes `xcsh trust`
     /// recorded for it.
     pub trusted: Option<(PathBuf, ProjectRecord)>,
@@ -209,12 +214,14 @@ pub fn collect(
                         settings.project.packs =
                             Some((project.config.clone(), config.packs.clone()));
                     }
+                    settings.project.undo_off =
+                        config.undo.as_ref().is_some_and(|undo| !undo.enabled());
                     settings.project.allow_list = config.allow_list.as_ref().map(|list| {
                         let entries = list.iter().map(|(p, h)| (p.clone(), h.clone()));
                         (project.config.clone(), entries.collect())
                     });
                 }
-                let mut project_sources = project.sources(config.as_ref());
+                let mut project_sources = project.sources(config.as_deref());
                 project_dir_source = project_sources.pop();
                 sources.extend(project_sources);
                 match project.judge_registry(&record)? {
@@ -242,6 +249,7 @@ pub fn collect(
         settings.approval = config.approval;
         settings.journal = config.journal;
         settings.packs = config.packs;
+        settings.undo = config.undo.map(|undo| *undo);
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));

@@ -23,6 +23,10 @@
 //! [journal]
 //! path = ".xcsh/journal.jsonl"             # relative to the working directory
 //! enabled = true
+//!
+//! # Undo snapshots around every apply (see `undo_config`).
+//! [undo]
+//! enabled = true
 //! ```
 //!
 //! Relative paths resolve against the directory holding the config file
@@ -78,6 +82,10 @@ pub struct Config {
     /// project's tables can only narrow the user's.
     #[serde(default)]
     pub packs: crate::pack_tables::PackTables,
+    /// Undo snapshots: the user's table, or a trusted project's
+    /// `enabled = false` (boxed: most configs have none).
+    #[serde(default)]
+    pub undo: Option<Box<crate::undo_config::UndoConfig>>,
 }
 
 /// The `[approval]` table: a policy for every tool, per pack and per tool.
@@ -177,6 +185,7 @@ impl Config {
             approval: self.approval,
             journal: self.journal,
             packs: self.packs,
+            undo: self.undo,
             allow_list: self.allow_list.map(|list| {
                 list.into_iter()
                     .map(|(path, hash)| (base.join(path), hash))
@@ -203,7 +212,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `packs`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `packs`, `undo`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),

@@ -6,7 +6,8 @@
 //! - [`flags`]: the pack flags every session-starting subcommand shares;
 //! - [`source`], [`discovery`], [`warning`]: the places to look, the library
 //!   files they name, and why a place gave none;
-//! - [`config`]: the config file (`config.toml`);
+//! - [`config`]: the config file (`config.toml`); [`undo_config`]: its
+//!   `[undo]` table;
 //! - [`project`] and [`trust_store`]: a working directory's `.xcsh` files
 //!   and which of them the user trusts (`xcsh trust`);
 //! - [`registry`], [`schema`] and [`registry_file`]: the installed packs'
@@ -35,6 +36,7 @@ pub mod run_policy;
 pub mod schema;
 pub mod source;
 pub mod trust_store;
+pub mod undo_config;
 pub mod warning;
 
 pub use collect::{
@@ -47,4 +49,5 @@ pub use registry::{PackRecord, REGISTRY_FILE_NAME, Registry};
 pub use registry_file::{Registries, RegistryFile, Scope, UsedRegistry};
 pub use run_policy::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
 pub use source::{Expect, Origin, PLUGIN_PATH_ENV, Source};
+pub use undo_config::UndoConfig;
 pub use warning::{Problem, SourceWarning};
