@@ -37,12 +37,12 @@ pub(crate) fn create_tools(
     entry: Entry<'_>,
     binding: &HostBinding,
 ) -> Result<Vec<PackTool>, LoadError> {
-    let created = match entry {
+    // The host API is made (and the configuration checked) before the
+    // pack's code runs; only the factory call itself is the pack's.
+    let run: Box<dyn FnOnce() -> Created + '_> = match entry {
         Entry::V1(create) => {
             let api = binding.api(name, origin);
-            let call = crate::crash::Call::factory(origin);
-            let _in_pack = crate::crash::enter(&call);
-            create(api)
+            Box::new(move || create(api))
         }
         Entry::V2 {
             config_schema,
@@ -51,10 +51,13 @@ pub(crate) fn create_tools(
             let table = binding.settings().config(name);
             let config = crate::pack_config::checked(name, config_schema, table)?;
             let api = binding.api_v2(name, origin, config);
-            let call = crate::crash::Call::factory(origin);
-            let _in_pack = crate::crash::enter(&call);
-            create(api)
+            Box::new(move || create(api))
         }
+    };
+    let created = {
+        let call = crate::crash::Call::factory(origin);
+        let _in_pack = crate::crash::enter(&call);
+        run()
     };
     let tools = created.into_result().map_err(convert::factory_error)?;
     if tools.is_empty() {
@@ -93,15 +96,7 @@ pub fn create_tools_in_process(
     create_tools: impl FnOnce(CustomToolApiHandle) -> RResult<RVec<CustomToolBox>, FfiError>,
     binding: &HostBinding,
 ) -> Result<Vec<PackTool>, LoadError> {
-    let path: Arc<Path> = Path::new(&format!("<in-process {name}>")).into();
-    let origin = Origin::new(name, "in-process", &path);
-    self::create_tools(
-        &name.into(),
-        &path,
-        &origin,
-        Entry::V1(Box::new(create_tools)),
-        binding,
-    )
+    in_process(name, Entry::V1(Box::new(create_tools)), binding)
 }
 
 /// As [`create_tools_in_process`], for a factory served the ABI version 2
@@ -121,16 +116,24 @@ pub fn create_tools_in_process_v2(
     create_tools: impl FnOnce(CustomToolApiV2Handle) -> RResult<RVec<CustomToolBox>, FfiError>,
     binding: &HostBinding,
 ) -> Result<Vec<PackTool>, LoadError> {
-    let path: Arc<Path> = Path::new(&format!("<in-process {name}>")).into();
-    let origin = Origin::new(name, "in-process", &path);
-    self::create_tools(
-        &name.into(),
-        &path,
-        &origin,
+    in_process(
+        name,
         Entry::V2 {
             config_schema,
             create: Box::new(create_tools),
         },
         binding,
     )
+}
+
+/// A factory linked into this process, as the pack `name` at the path
+/// `<in-process NAME>`.
+fn in_process(
+    name: &str,
+    entry: Entry<'_>,
+    binding: &HostBinding,
+) -> Result<Vec<PackTool>, LoadError> {
+    let path: Arc<Path> = Path::new(&format!("<in-process {name}>")).into();
+    let origin = Origin::new(name, "in-process", &path);
+    create_tools(&name.into(), &path, &origin, entry, binding)
 }
