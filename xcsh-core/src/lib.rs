@@ -45,6 +45,7 @@ pub mod approval;
 mod arguments;
 mod call;
 mod cancel;
+mod handoff;
 mod limits;
 mod output;
 mod pack_options;
@@ -68,6 +69,7 @@ pub use call::{
     PUSH_FROM_RESOLVE, PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call,
 };
 pub use cancel::CancellationToken;
+pub use handoff::Spin;
 pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::ToolResult;
 pub use pack_options::PackOptions;

@@ -5,13 +5,19 @@
 //! never returns cannot be stopped from outside (threads cannot be killed
 //! safely), so its worker is abandoned: it keeps what it needs alive and
 //! ends when that code returns, if ever. Workers that finish in time are
-//! reused, so a call costs no thread start.
+//! reused, so a call costs no thread start. Both sides of each hand-off
+//! (the worker waiting for a job, the caller for its result) spin briefly
+//! before they sleep ([`Spin`]), so that back-to-back calls cost no
+//! wake-up of a sleeping thread.
 
-use std::sync::{Arc, Mutex, RwLock, mpsc};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
 
 use crate::PendingActionStore;
 use crate::call::RunningCall;
+use crate::handoff::{Spin, wake};
 use crate::limits::CallLimits;
 use crate::panic::catch;
 use crate::sync::{lock, read, write};
@@ -35,7 +41,9 @@ pub(crate) enum Failure {
 #[derive(Debug, Default)]
 pub(crate) struct Runner {
     limits: RwLock<CallLimits>,
-    idle: Mutex<Vec<mpsc::Sender<Job>>>,
+    idle: Mutex<Vec<Worker>>,
+    /// How long callers spin for a result before they sleep.
+    caller_spin: Spin,
 }
 
 impl Runner {
@@ -79,22 +87,25 @@ impl Runner {
         let Some(limit) = self.limits().time else {
             return Self::run_unlimited_as(call, job);
         };
-        let (sender, receiver) = mpsc::sync_channel(1);
+        let reply = Arc::new(Reply::for_this_thread());
+        let answer = Arc::clone(&reply);
         let in_worker = call.clone();
         let worker = match self.dispatch(Box::new(move || {
             let _entered = in_worker.enter();
-            let _ = sender.send(catch(job));
+            answer.put(catch(job));
         })) {
             Ok(worker) => worker,
             Err(failure) => return (Err(failure), Vec::new()),
         };
-        match receiver.recv_timeout(limit) {
-            Ok(outcome) => {
+        let deadline = Instant::now() + limit;
+        match self.caller_spin.wait(Some(deadline), || reply.take()) {
+            Some(outcome) => {
                 let pushed = call.finish();
                 lock(&self.idle).push(worker);
                 (outcome.map_err(Failure::Panicked), pushed)
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
+            None => {
+                worker.abandon();
                 for id in call.finish() {
                     if let Some(entry) = store.remove(id) {
                         tracing::warn!(
@@ -104,13 +115,6 @@ impl Runner {
                     }
                 }
                 (Err(Failure::TimedOut(limit)), Vec::new())
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let pushed = call.finish();
-                (
-                    Err(Failure::Panicked("the call's thread stopped".to_owned())),
-                    pushed,
-                )
             }
         }
     }
@@ -134,29 +138,132 @@ impl Runner {
     }
 
     /// Hands `job` to an idle worker, or to a new one.
-    fn dispatch(&self, mut job: Job) -> Result<mpsc::Sender<Job>, Failure> {
-        loop {
-            let idle = lock(&self.idle).pop();
-            let Some(worker) = idle else { break };
-            match worker.send(job) {
-                Ok(()) => return Ok(worker),
-                Err(mpsc::SendError(returned)) => job = returned,
-            }
+    fn dispatch(&self, job: Job) -> Result<Worker, Failure> {
+        let idle = lock(&self.idle).pop();
+        if let Some(worker) = idle {
+            worker.give(job);
+            return Ok(worker);
         }
-        let (worker, jobs) = mpsc::channel::<Job>();
-        worker
-            .send(job)
-            .expect("the receiver is alive until the thread starts");
-        std::thread::Builder::new()
+        let state = Arc::new(WorkerState::default());
+        *lock(&state.job) = Some(job);
+        state.has_job.store(true, Ordering::Release);
+        let serving = Arc::clone(&state);
+        let thread = std::thread::Builder::new()
             .name("xcsh-call".to_owned())
             .stack_size(WORKER_STACK_BYTES)
-            .spawn(move || {
-                while let Ok(job) = jobs.recv() {
-                    job();
+            .spawn(move || serving.serve())
+            .map_err(|e| Failure::Panicked(format!("cannot start a thread for the call: {e}")))?
+            .thread()
+            .clone();
+        Ok(Worker { thread, state })
+    }
+}
+
+impl Drop for Runner {
+    /// Idle workers end with the runner.
+    fn drop(&mut self) {
+        for worker in lock(&self.idle).drain(..) {
+            worker.abandon();
+        }
+    }
+}
+
+/// A worker thread, as the runner holds it.
+#[derive(Debug)]
+struct Worker {
+    thread: Thread,
+    state: Arc<WorkerState>,
+}
+
+impl Worker {
+    /// Gives the idle worker its next job.
+    fn give(&self, job: Job) {
+        *lock(&self.state.job) = Some(job);
+        self.state.has_job.store(true, Ordering::Release);
+        wake(&self.thread);
+    }
+
+    /// Lets the worker end once its current job (if any) returns.
+    fn abandon(&self) {
+        self.state.closed.store(true, Ordering::Release);
+        wake(&self.thread);
+    }
+}
+
+/// What a worker thread and the runner share.
+#[derive(Default)]
+struct WorkerState {
+    job: Mutex<Option<Job>>,
+    has_job: AtomicBool,
+    closed: AtomicBool,
+    /// How long the worker spins for its next job before it sleeps.
+    spin: Spin,
+}
+
+impl std::fmt::Debug for WorkerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerState")
+            .field("has_job", &self.has_job.load(Ordering::Relaxed))
+            .field("closed", &self.closed.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl WorkerState {
+    /// The worker thread: runs jobs as they come, until abandoned.
+    fn serve(&self) {
+        loop {
+            let next = self.spin.wait(None, || {
+                // Look before writing: a spinning poll keeps the line shared.
+                if self.has_job.load(Ordering::Acquire)
+                    && self.has_job.swap(false, Ordering::Acquire)
+                {
+                    Some(lock(&self.job).take())
+                } else if self.closed.load(Ordering::Acquire) {
+                    Some(None)
+                } else {
+                    None
                 }
-            })
-            .map_err(|e| Failure::Panicked(format!("cannot start a thread for the call: {e}")))?;
-        Ok(worker)
+            });
+            match next.flatten() {
+                Some(job) => job(),
+                None => return,
+            }
+        }
+    }
+}
+
+/// The result of one call, on its way back to the caller.
+struct Reply<T> {
+    value: Mutex<Option<T>>,
+    done: AtomicBool,
+    caller: Thread,
+}
+
+impl<T> Reply<T> {
+    /// A reply the calling thread will wait for.
+    fn for_this_thread() -> Self {
+        Self {
+            value: Mutex::new(None),
+            done: AtomicBool::new(false),
+            caller: std::thread::current(),
+        }
+    }
+
+    /// Hands `value` over and wakes the caller.
+    fn put(&self, value: T) {
+        *lock(&self.value) = Some(value);
+        self.done.store(true, Ordering::Release);
+        wake(&self.caller);
+    }
+
+    /// The value, once it was put.
+    fn take(&self) -> Option<T> {
+        if self.done.load(Ordering::Acquire) {
+            lock(&self.value).take()
+        } else {
+            None
+        }
     }
 }
 
@@ -165,7 +272,7 @@ pub(crate) type SharedRunner = Arc<Runner>;
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
+    use std::sync::mpsc;
 
     use super::*;
     use crate::call::push_for_running_call;
@@ -243,6 +350,57 @@ mod tests {
             );
             assert!(store.is_empty());
         }
+    }
+
+    #[test]
+    fn a_worker_that_went_to_sleep_between_calls_is_woken_for_the_next() {
+        let runner = limited(1000);
+        let store = PendingActionStore::new();
+        let first = runner.run(&store, || std::thread::current().id()).unwrap();
+        for pause in [1, 5, 20] {
+            // Longer than any spin: both sides sleep in the kernel.
+            std::thread::sleep(Duration::from_millis(pause));
+            let started = Instant::now();
+            let outcome = runner.run(&store, move || {
+                std::thread::sleep(Duration::from_millis(pause));
+                std::thread::current().id()
+            });
+            assert_eq!(outcome, Ok(first), "the sleeping worker took the call");
+            assert!(started.elapsed() < Duration::from_millis(500));
+        }
+    }
+
+    #[test]
+    fn a_worker_abandoned_at_the_limit_ends_when_its_call_returns() {
+        let runner = limited(50);
+        let store = PendingActionStore::new();
+        let (ended_tx, ended) = mpsc::channel();
+        let outcome = runner.run(&store, move || {
+            std::thread::sleep(Duration::from_millis(150));
+            // Dropped when the worker thread ends, not before.
+            struct OnExit(mpsc::Sender<()>);
+            impl Drop for OnExit {
+                fn drop(&mut self) {
+                    let _ = self.0.send(());
+                }
+            }
+            thread_local! {
+                static EXIT: std::cell::RefCell<Option<OnExit>> =
+                    const { std::cell::RefCell::new(None) };
+            }
+            EXIT.with(|exit| *exit.borrow_mut() = Some(OnExit(ended_tx)));
+        });
+        assert_eq!(outcome, Err(Failure::TimedOut(Duration::from_millis(50))));
+        assert_eq!(
+            ended.recv_timeout(Duration::from_secs(5)),
+            Ok(()),
+            "the abandoned worker's thread ended after its call returned"
+        );
+        assert_eq!(
+            runner.run(&store, || 7),
+            Ok(7),
+            "a fresh worker takes the next call"
+        );
     }
 
     #[test]

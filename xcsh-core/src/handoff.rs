@@ -1,0 +1,232 @@
+//! Waiting for another thread: a short adaptive spin, then parking.
+//!
+//! A limited call is two hand-offs (the job to a worker, its result back),
+//! and a thread that sleeps in the kernel takes tens of microseconds to
+//! wake on an idle virtual CPU, which is a hundred times a `noop` call. So
+//! a waiter first polls for a while, and parks only when that did not
+//! pay. How long it polls adapts to what it has seen: a wait that ended
+//! soon after the spin gave up makes the next spin long enough to catch
+//! it; a wait far longer than any spin (a model thinking between calls, a
+//! tool that takes seconds) shrinks it, so idle sessions do not keep a
+//! core busy. The other side always calls [`Thread::unpark`] after making
+//! its value ready: that costs an atomic swap when the waiter is still
+//! spinning, and park's token makes a wake-up between poll and park safe.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+/// The longest a waiter spins before parking: about two wake-ups.
+const MAX_SPIN_NANOS: u64 = 50_000;
+/// The shortest spin, once waits have turned out long.
+const MIN_SPIN_NANOS: u64 = 1_000;
+/// Spin iterations between two looks at the clock.
+const POLLS_PER_CLOCK: u32 = 16;
+/// Spins with the CPU hint only for this long, then yield between polls
+/// too, so that on a loaded machine the thread being waited for gets the
+/// CPU rather than this one.
+const PURE_SPIN_NANOS: u64 = 5_000;
+
+/// How long a waiter spins before it sleeps, learned from its past waits.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use xcsh_core::Spin;
+///
+/// let spin = Spin::new();
+/// let ready = Arc::new(AtomicBool::new(false));
+/// let waiter = std::thread::current();
+/// let setter = Arc::clone(&ready);
+/// std::thread::spawn(move || {
+///     setter.store(true, Ordering::Release);
+///     waiter.unpark();
+/// });
+/// let got = spin.wait(None, || ready.load(Ordering::Acquire).then_some("ready"));
+/// assert_eq!(got, Some("ready"));
+/// ```
+#[derive(Debug)]
+pub struct Spin {
+    nanos: AtomicU64,
+}
+
+impl Default for Spin {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Spin {
+    /// A spin that starts at its longest.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            nanos: AtomicU64::new(MAX_SPIN_NANOS),
+        }
+    }
+
+    /// Polls `ready` until it gives a value, spinning at first and then
+    /// parking this thread, until `deadline` if there is one. The thread
+    /// that makes the value ready must then call [`Thread::unpark`] on
+    /// this one. `None` only once the deadline has passed.
+    pub fn wait<R>(
+        &self,
+        deadline: Option<Instant>,
+        mut ready: impl FnMut() -> Option<R>,
+    ) -> Option<R> {
+        let started = match self.spin(deadline, &mut ready) {
+            Ok(value) => return Some(value),
+            Err(started) => started,
+        };
+        let value = loop {
+            if let Some(value) = ready() {
+                break Some(value);
+            }
+            match deadline {
+                None => std::thread::park(),
+                Some(end) => {
+                    let now = Instant::now();
+                    if now >= end {
+                        break None;
+                    }
+                    std::thread::park_timeout(end - now);
+                }
+            }
+        };
+        self.learn(started.elapsed());
+        value
+    }
+
+    /// Polls `ready` for as long as this spin lasts (and not past
+    /// `deadline`); if that gave nothing, waits with `block` (which sleeps
+    /// in whatever way the value's maker wakes, e.g. a channel's
+    /// `recv_timeout`) and learns from how long the whole wait took.
+    pub fn wait_or_block<R>(
+        &self,
+        deadline: Option<Instant>,
+        mut ready: impl FnMut() -> Option<R>,
+        block: impl FnOnce() -> R,
+    ) -> R {
+        match self.spin(deadline, &mut ready) {
+            Ok(value) => value,
+            Err(started) => {
+                let value = block();
+                self.learn(started.elapsed());
+                value
+            }
+        }
+    }
+
+    /// The spin: a value `ready` gave, or when the spin started if it ran
+    /// out (or reached `deadline`) first.
+    fn spin<R>(
+        &self,
+        deadline: Option<Instant>,
+        ready: &mut impl FnMut() -> Option<R>,
+    ) -> Result<R, Instant> {
+        if let Some(value) = ready() {
+            return Ok(value);
+        }
+        let started = Instant::now();
+        let budget = Duration::from_nanos(self.nanos.load(Ordering::Relaxed));
+        let pure = Duration::from_nanos(PURE_SPIN_NANOS);
+        let mut polls = 0u32;
+        loop {
+            if let Some(value) = ready() {
+                return Ok(value);
+            }
+            polls = polls.wrapping_add(1);
+            if !polls.is_multiple_of(POLLS_PER_CLOCK) {
+                std::hint::spin_loop();
+                continue;
+            }
+            let spent = started.elapsed();
+            if spent >= budget || deadline.is_some_and(|end| started + spent >= end) {
+                return Err(started);
+            }
+            if spent >= pure {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// Sets the next spin from a wait that outlasted the spin and took
+    /// `waited` in all: long enough to catch a wait like it if that is
+    /// within the maximum, halved when it was far longer.
+    fn learn(&self, waited: Duration) {
+        let waited = u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX);
+        let now = self.nanos.load(Ordering::Relaxed);
+        let next = if waited <= MAX_SPIN_NANOS {
+            waited
+                .saturating_mul(2)
+                .clamp(MIN_SPIN_NANOS, MAX_SPIN_NANOS)
+        } else {
+            (now / 2).max(MIN_SPIN_NANOS)
+        };
+        self.nanos.store(next, Ordering::Relaxed);
+    }
+
+    /// The current spin, for tests.
+    #[cfg(test)]
+    fn nanos(&self) -> u64 {
+        self.nanos.load(Ordering::Relaxed)
+    }
+}
+
+/// Wakes `waiter` after the value it polls for was made ready.
+pub(crate) fn wake(waiter: &Thread) {
+    waiter.unpark();
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+
+    #[test]
+    fn a_value_made_ready_while_parked_wakes_the_waiter() {
+        let spin = Spin::default();
+        let flag = Arc::new(AtomicBool::new(false));
+        let waiter = std::thread::current();
+        let setter = Arc::clone(&flag);
+        let handle = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            setter.store(true, Ordering::Release);
+            wake(&waiter);
+        });
+        let got = spin.wait(None, || flag.load(Ordering::Acquire).then_some(7));
+        assert_eq!(got, Some(7));
+        handle.join().unwrap();
+        assert_eq!(
+            spin.nanos(),
+            (MAX_SPIN_NANOS / 2),
+            "a wait far longer than any spin halves the next one"
+        );
+    }
+
+    #[test]
+    fn a_wait_past_the_deadline_gives_none() {
+        let spin = Spin::default();
+        let started = Instant::now();
+        let got: Option<()> = spin.wait(Some(started + Duration::from_millis(20)), || None);
+        assert_eq!(got, None);
+        assert!(started.elapsed() >= Duration::from_millis(20));
+    }
+
+    #[test]
+    fn long_waits_shrink_the_spin_to_its_minimum() {
+        let spin = Spin::default();
+        for _ in 0..10 {
+            spin.learn(Duration::from_millis(5));
+        }
+        assert_eq!(spin.nanos(), MIN_SPIN_NANOS);
+        spin.learn(Duration::from_micros(10));
+        assert_eq!(
+            spin.nanos(),
+            20_000,
+            "a short parked wait sets the spin to catch it"
+        );
+    }
+}
