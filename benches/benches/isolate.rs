@@ -12,6 +12,9 @@
 //!   without `--isolate` (isolated: the pack's process is started, opens
 //!   the pack and sandboxes itself; `xcsh tools` waits for its tool list).
 //!
+//! The floor beside them: a bare round trip to a second process over
+//! pipes, blocking and polling (`xcsh_benches::floor`).
+//!
 //! Isolated runs twice: in namespaces (bubblewrap, the default where it
 //! works) and with Landlock and seccomp alone (`namespaces = false`), so
 //! the namespaces' own cost is a ratio within the run.
@@ -24,6 +27,7 @@ use criterion::{BenchmarkId, Criterion};
 use serde_json::json;
 use xcsh_agent::start_session;
 use xcsh_bench_pack::base_name;
+use xcsh_benches::floor::{Floor, PingPong, serve_if_child};
 use xcsh_benches::report::{Row, Target, save_section, timing_table};
 use xcsh_benches::{bench_pack_path, xcsh_binary};
 use xcsh_core::{Session, ToolCall};
@@ -154,6 +158,12 @@ fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
             b.iter(|| fixture.cycle())
         });
     }
+    for floor in Floor::ALL {
+        let ping_pong = PingPong::start(floor);
+        group.bench_function(BenchmarkId::new("floor", floor.name()), |b| {
+            b.iter(|| ping_pong.round_trip());
+        });
+    }
     group.finish();
 
     let pack: PathBuf = bench_pack_path().to_path_buf();
@@ -173,6 +183,7 @@ fn bench_isolation(c: &mut Criterion, xcsh: &Path) {
 }
 
 fn main() {
+    serve_if_child();
     let Some(xcsh) = xcsh_binary() else {
         save_section(
             "6-isolate",
@@ -196,7 +207,18 @@ fn main() {
             "isolate/call/isolated",
             "isolate/call/in_process_unlimited",
         )
-        .target(Target::Overhead(50_000.0)),
+        .target(Target::Overhead(20_000.0)),
+        Row::new(
+            "`noop` call, isolated vs a bare pipe round trip between two processes",
+            "isolate/call/isolated",
+            "isolate/floor/pipe",
+        )
+        .target(Target::Ratio(2.0)),
+        Row::new(
+            "floor: pipe round trip, both sides polling, vs blocking",
+            "isolate/floor/pipe_spin",
+            "isolate/floor/pipe",
+        ),
         Row::new(
             "`stage` push 1 + `resolve` apply, isolated vs in-process (time limit)",
             "isolate/cycle/isolated",
@@ -242,7 +264,9 @@ fn main() {
              the namespace sandbox (bubblewrap around the pack's process, with Landlock and \
              the seccomp filter inside) against the same pack isolated with Landlock and \
              seccomp alone (`namespaces = false`), how isolated packs ran before bubblewrap: \
-             what the namespaces cost.\n\n{}",
+             what the namespaces cost. The floor is a bare round trip to a second process \
+             answering at once: one byte each way over pipes, read blocking or with both sides \
+             polling.\n\n{}",
             timing_table(&rows)
         ),
     );

@@ -11,7 +11,9 @@
 //! | `call` | one tool call through the session, and through the ABI alone | the same tool code called directly |
 //! | `resolve` | a pack pushes an action, `resolve` applies it | bare store push + pop |
 //! | `startup` | `xcsh tools` with 0/10/100 packs, wall time and peak RSS | `xcsh tools` with no pack |
-//! | `isolate` | a call, a push + `resolve` cycle and `xcsh tools` start-up with the pack isolated | the same in-process |
+//! | `isolate` | a call, a push + `resolve` cycle and `xcsh tools` start-up with the pack isolated | the same in-process; a bare round trip between two processes over pipes, blocking and polling |
+//! | `handoff` | a call with the default time limit, wall and CPU time; the hand-offs weighed | the same call without a limit; the job inline |
+//! | `script` | `xcsh run` over 100,000 `noop` lines, in-process and isolated: calls/s, peak RSS | parse, call and serialise the same lines in one process |
 //!
 //! Run them all with `benches/run.sh` (see `BENCHMARKS.md`). Nothing here
 //! is for use outside the benchmarks.
@@ -21,6 +23,8 @@
 pub mod arguments;
 pub mod build;
 pub mod copies;
+#[cfg(unix)]
+pub mod floor;
 pub mod process_run;
 pub mod report;
 

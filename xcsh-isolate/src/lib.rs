@@ -42,6 +42,7 @@ pub mod policy;
 pub mod process;
 pub mod protected;
 pub mod remote_action;
+mod reply_wait;
 pub mod running;
 pub mod sandbox;
 pub mod seccomp;

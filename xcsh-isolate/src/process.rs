@@ -24,7 +24,7 @@ use super::running::Running;
 use super::serve::SUBCOMMAND;
 pub use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
-use super::{bwrap, handover, identity, wire};
+use super::{bwrap, handover, identity, reply_wait, wire};
 
 /// How often a waiting request looks at its call's cancellation flag.
 const POLL: Duration = Duration::from_millis(20);
@@ -262,7 +262,7 @@ impl PackProcess {
             let wait = deadline.map_or(POLL, |d| {
                 d.saturating_duration_since(Instant::now()).min(POLL)
             });
-            match events.recv_timeout(wait) {
+            match reply_wait::next_event(&events, wait) {
                 Ok(Event::Progress(partial)) => {
                     if let (Some(context), Ok(partial)) = (context, wire::output_from_wire(partial))
                     {
