@@ -23,6 +23,11 @@
 //! [journal]
 //! path = ".xcsh/journal.jsonl"             # relative to the working directory
 //! enabled = true
+//!
+//! # The model `xcsh agent` talks to (user config only; see `model_config`).
+//! [model]
+//! base_url = "http://127.0.0.1:8080/v1"
+//! model = "smollm2"
 //! ```
 //!
 //! Relative paths resolve against the directory holding the config file
@@ -73,6 +78,9 @@ pub struct Config {
     /// Where the journal goes; read from the user's config only.
     #[serde(default)]
     pub journal: Option<JournalConfig>,
+    /// The model `xcsh agent` talks to; read from the user's config only.
+    #[serde(default)]
+    pub model: Option<crate::model_config::ModelConfig>,
 }
 
 /// The `[approval]` table: a policy for every tool, per pack and per tool.
@@ -171,6 +179,7 @@ impl Config {
             tool_timeout_secs: self.tool_timeout_secs,
             approval: self.approval,
             journal: self.journal,
+            model: self.model,
             allow_list: self.allow_list.map(|list| {
                 list.into_iter()
                     .map(|(path, hash)| (base.join(path), hash))
@@ -197,7 +206,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `model`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),
