@@ -49,6 +49,8 @@
 #![forbid(unsafe_code)]
 
 mod anthropic;
+mod api_key;
+mod connect;
 mod conversation;
 mod error;
 mod event;

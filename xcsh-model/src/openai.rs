@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 use xcsh_core::{CancellationToken, ToolCall, ToolChoice};
 
+use crate::api_key::ApiKey;
 use crate::http::{Http, read_events, read_json};
-use crate::settings::ApiKey;
 use crate::{Message, ModelError, ModelSettings, Provider, Reply, Request, Usage};
 
 /// A Chat Completions endpoint.

@@ -7,8 +7,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ModelError, Provider, anthropic::Anthropic, openai::OpenAi};
-
 /// The provider APIs xcsh speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -66,39 +64,5 @@ impl fmt::Debug for ModelSettings {
             .field("api_key_env", &self.api_key_env)
             .field("stream", &self.stream)
             .finish_non_exhaustive()
-    }
-}
-
-impl ModelSettings {
-    /// The provider these settings describe, with the key read from the
-    /// named environment variable now.
-    ///
-    /// # Errors
-    ///
-    /// [`ModelError::MissingKey`] when a variable is named but not set (or
-    /// empty).
-    pub fn connect(&self) -> Result<Box<dyn Provider>, ModelError> {
-        let key = match &self.api_key_env {
-            Some(name) => match std::env::var(name) {
-                Ok(key) if !key.is_empty() => Some(ApiKey(key)),
-                _ => return Err(ModelError::MissingKey(name.clone())),
-            },
-            None => None,
-        };
-        let http = crate::http::Http::new(self.request_timeout);
-        Ok(match self.api {
-            Api::Openai => Box::new(OpenAi::new(http, self, key)),
-            Api::Anthropic => Box::new(Anthropic::new(http, self, key)),
-        })
-    }
-}
-
-/// An API key, held in memory only and never printed.
-#[derive(Clone)]
-pub(crate) struct ApiKey(pub(crate) String);
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ApiKey(..)")
     }
 }

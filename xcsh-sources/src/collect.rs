@@ -209,7 +209,7 @@ pub fn collect(
                         (project.config.clone(), entries.collect())
                     });
                 }
-                let mut project_sources = project.sources(config.as_ref());
+                let mut project_sources = project.sources(config.as_deref());
                 project_dir_source = project_sources.pop();
                 sources.extend(project_sources);
                 match project.judge_registry(&record)? {

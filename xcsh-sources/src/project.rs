@@ -43,8 +43,9 @@ pub enum Verdict {
     Absent,
     /// Trusted and its config unchanged: load it.
     Trusted {
-        /// The config, parsed from the very bytes whose hash matched.
-        config: Option<Config>,
+        /// The config, parsed from the very bytes whose hash matched
+        /// (boxed: a config is large beside the other variants).
+        config: Option<Box<Config>>,
         /// What was trusted.
         record: ProjectRecord,
     },
@@ -161,7 +162,7 @@ impl Project {
             });
         }
         let config = config
-            .map(|(_, bytes)| Config::from_bytes(&self.config, &bytes))
+            .map(|(_, bytes)| Config::from_bytes(&self.config, &bytes).map(Box::new))
             .transpose()?;
         Ok(Verdict::Trusted {
             config,

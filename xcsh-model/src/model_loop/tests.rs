@@ -31,7 +31,9 @@ fn pending_session() -> Session {
     let session = Session::new(std::env::temp_dir());
     session
         .store()
-        .push(PendingAction::new("Rename 2 files", |_| Ok(ToolOutput::text("renamed"))).unwrap());
+        .push(PendingAction::new("Rename 2 files", |_| {
+            Ok(ToolOutput::text("renamed"))
+        }));
     session
 }
 
