@@ -124,7 +124,7 @@ Agent stopped: the model finished
     assert_eq!(requests[2].body["tool_choice"], "auto");
     // No key variable named: no key sent.
     assert_eq!(requests[0].header("authorization"), None);
-    let journal = std::fs::read_to_string(env.work().join(".xcsh/journal.jsonl")).unwrap();
+    let journal = std::fs::read_to_string(env.user_journal()).unwrap();
     let entries: Vec<Value> = journal
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -196,7 +196,7 @@ fn json_lines_name_each_event_and_the_end_and_the_key_comes_from_the_named_varia
         output.stderr
     );
     // The key is in no file the run wrote.
-    let journal = std::fs::read_to_string(env.work().join(".xcsh/journal.jsonl")).unwrap();
+    let journal = std::fs::read_to_string(env.user_journal()).unwrap();
     assert!(!journal.contains("sk-test-123"));
 }
 
