@@ -42,7 +42,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         | Command::Trust(_)
         | Command::PackHost(_)
         | Command::PackProbe(_)
-        | Command::Journal(_) => Level::WARN,
+        | Command::Journal(_)
+        | Command::Undo(_) => Level::WARN,
     };
     crate::logging::init(cli.verbose, quiet_level);
     if let Command::PackHost(_) = cli.command {
@@ -69,6 +70,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
     if let Command::Trust(args) = &cli.command {
         trust::run(args, &cwd, &UserDirs::from_os())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Command::Undo(args) = &cli.command {
+        crate::undo::run(args, &cwd, &UserDirs::from_os())?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Command::Journal(args) = &cli.command {
@@ -118,6 +123,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     approve::install_policies(&agent, &collected.settings, cli.packs());
     let user_data = UserDirs::from_os().data;
     xcsh_agent::journal::install(&agent, &collected.settings, &cwd, user_data.as_deref());
+    xcsh_agent::undo::install(&agent, &collected.settings, &cwd, user_data.as_deref());
     if let Command::Mcp(args) = &cli.command
         && let Some(addr) = &args.http
     {
@@ -134,6 +140,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             agent.offer_installed(registries.clone(), &policy);
             approve::install_policies(&agent, &settings, &flags);
             xcsh_agent::journal::install(&agent, &settings, &cwd, user_data.as_deref());
+            xcsh_agent::undo::install(&agent, &settings, &cwd, user_data.as_deref());
             Ok(agent)
         };
         drop(agent);
@@ -181,7 +188,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => xcsh_mcp::serve(agent)?,
         Command::Agent(args) => return agent_cmd::run(&agent, args, &collected.settings),
-        Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
+        Command::Pack(_) | Command::Trust(_) | Command::Journal(_) | Command::Undo(_) => {
             unreachable!("handled before any pack loads")
         }
         Command::PackHost(_) | Command::PackProbe(_) => unreachable!("served above"),

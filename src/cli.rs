@@ -43,7 +43,7 @@ impl Cli {
             Command::Repl(args) => &args.packs,
             Command::Mcp(args) => &args.packs,
             Command::Agent(args) => &args.packs,
-            Command::Pack(_) | Command::Trust(_) | Command::Journal(_) => {
+            Command::Pack(_) | Command::Trust(_) | Command::Journal(_) | Command::Undo(_) => {
                 static NONE: std::sync::LazyLock<PackArgs> =
                     std::sync::LazyLock::new(PackArgs::default);
                 &NONE
@@ -73,6 +73,9 @@ pub enum Command {
     Agent(AgentArgs),
     /// Show the journal: the recent pushes, resolves and answers.
     Journal(JournalArgs),
+    /// Undo an apply: put back the files it changed, from the snapshot
+    /// taken around it (the newest apply unless ID is given).
+    Undo(UndoArgs),
     /// Trust a project directory: load its .xcsh/config.toml, packs and
     /// installed packs (.xcsh/packs.json) from now on, as they are now (a
     /// changed config asks again).
@@ -106,6 +109,39 @@ pub struct JournalArgs {
     /// naming the first that was).
     #[arg(long, conflicts_with_all = ["json", "last"])]
     pub verify: bool,
+}
+
+/// Options of `xcsh undo`.
+#[derive(Debug, Default, PartialEq, Eq, Args)]
+pub struct UndoArgs {
+    /// The apply to undo (`--list` shows the ids); default: the newest
+    /// one not undone.
+    #[arg(value_name = "ID")]
+    pub id: Option<u64>,
+
+    /// List the applies that can be undone, newest first.
+    #[arg(long, conflicts_with_all = ["id", "yes", "force"])]
+    pub list: bool,
+
+    /// Undo without asking.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+
+    /// Also overwrite files changed since the apply.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl UndoArgs {
+    /// The agent's request for these options.
+    pub fn request(&self) -> xcsh_agent::undo::command::UndoRequest {
+        xcsh_agent::undo::command::UndoRequest {
+            id: self.id,
+            list: self.list,
+            yes: self.yes,
+            force: self.force,
+        }
+    }
 }
 
 /// Options of `xcsh trust`.

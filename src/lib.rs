@@ -9,7 +9,8 @@
 //!   `xcsh-model` crate's);
 //! - [`pack`]: `xcsh pack add/list/remove/verify`; [`template`]:
 //!   `xcsh pack new`;
-//! - [`trust`]: `xcsh trust`; [`journal`]: `xcsh journal`;
+//! - [`trust`]: `xcsh trust`; [`journal`]: `xcsh journal`; [`undo`]:
+//!   `xcsh undo` at a terminal;
 //! - [`logging`]: log lines on stderr.
 //!
 //! Everything else is a crate of its own, below this one: `xcsh-agent`
@@ -35,3 +36,4 @@ pub mod template;
 pub mod terminal_approver;
 pub mod tools;
 pub mod trust;
+pub mod undo;

@@ -134,8 +134,9 @@ pub fn pending_line(pending: &PendingSummary) -> Option<String> {
     }
 }
 
-/// One line per loaded pack:
-/// `Loaded tool pack batch-rename 0.1.0 from {path}: batch_rename_preview`.
+/// One line per loaded pack, its build time telling two builds of one
+/// version apart:
+/// `Loaded tool pack batch-rename 0.1.0 (built 2026-12-02T05:40:12Z) from {path}: batch_rename_preview`.
 pub fn loaded_packs(report: &LoadReport) -> Vec<String> {
     report
         .loaded
@@ -147,13 +148,21 @@ pub fn loaded_packs(report: &LoadReport) -> Vec<String> {
                 escape::line(&pack.tools.join(", ")).into_owned()
             };
             format!(
-                "Loaded tool pack {} {} from {}: {tools}",
+                "Loaded tool pack {} {}{} from {}: {tools}",
                 escape::line(&pack.name),
                 escape::line(&pack.version),
+                built(pack.built),
                 escape::line(&pack.path.display().to_string())
             )
         })
         .collect()
+}
+
+/// ` (built 2026-12-02T05:40:12Z)` for a library's modification time, in
+/// UTC to the second; nothing when the file system does not say.
+pub fn built(time: Option<std::time::SystemTime>) -> String {
+    time.map(|time| format!(" (built {})", humantime::format_rfc3339_seconds(time)))
+        .unwrap_or_default()
 }
 
 pub mod progress;

@@ -29,6 +29,9 @@ pub const HELP: &str = r#"Call a tool:
 Resolve the newest pending action:
   apply [REASON]                   resolve with action "apply"
   discard [REASON]                 resolve with action "discard"
+Undo an apply (see docs/undo.md):
+  undo [ID] [--force]              show what it changed, then ask
+  undo --list                      the applies that can be undone
 Look around:
   tools                            the tools you can call
   pending                          the pending actions, newest first
@@ -38,7 +41,7 @@ Tab completes tool names and commands."#;
 
 /// REPL words that are not tools.
 const COMMANDS: &[&str] = &[
-    "apply", "discard", "exit", "help", "pending", "quit", "tools",
+    "apply", "discard", "exit", "help", "pending", "quit", "tools", "undo",
 ];
 
 /// Reasons given to `resolve` when `apply`/`discard` name none.
@@ -69,8 +72,30 @@ pub enum Input {
     Quit,
     /// Call a tool.
     Call(Request),
+    /// Undo an apply (`xcsh undo`'s options).
+    Undo(crate::cli::UndoArgs),
     /// Not understood: the message says why.
     Invalid(String),
+}
+
+/// `undo [ID] [--force]` or `undo --list`.
+fn undo_input(rest: &str) -> Input {
+    let mut args = crate::cli::UndoArgs::default();
+    for word in rest.split_whitespace() {
+        match word {
+            "--list" => args.list = true,
+            "--force" => args.force = true,
+            _ => match word.parse() {
+                Ok(id) if args.id.is_none() => args.id = Some(id),
+                _ => {
+                    return Input::Invalid(format!(
+                        "undo: unexpected {word:?} (undo [ID] [--force], or undo --list)"
+                    ));
+                }
+            },
+        }
+    }
+    Input::Undo(args)
 }
 
 /// Reads one line of REPL input.
@@ -85,6 +110,7 @@ pub fn parse(line: &str) -> Input {
         "tools" => Input::Tools,
         "pending" => Input::Pending,
         "exit" | "quit" => Input::Quit,
+        "undo" => undo_input(rest),
         "apply" | "discard" => {
             let default = if word == "apply" {
                 DEFAULT_APPLY_REASON
@@ -171,6 +197,21 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
                 }
             }
             Input::Quit => break,
+            Input::Undo(args) => {
+                let mut out = std::io::stdout();
+                let mut ask = |_: &mut std::io::Stdout| {
+                    let answer = editor.readline(crate::undo::QUESTION);
+                    Ok(answer.is_ok_and(|answer| crate::undo::is_yes(&answer)))
+                };
+                let cwd = agent.session.cwd();
+                let request = args.request();
+                let user = UserDirs::from_os();
+                if let Err(error) =
+                    xcsh_agent::undo::command::run(&request, cwd, &user, &mut ask, &mut out)
+                {
+                    println!("error: {error}");
+                }
+            }
             Input::Call(request) => {
                 entry += 1;
                 println!("{}", render::step(&driver.call(entry, request)));

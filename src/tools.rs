@@ -213,6 +213,10 @@ pub fn to_json(agent: &Agent) -> Value {
                         "version": pack.version,
                         "path": pack.path,
                     });
+                    if let Some(built) = pack.built {
+                        source["built"] =
+                            humantime::format_rfc3339_seconds(built).to_string().into();
+                    }
                     if let Some(isolated) = agent.isolation(&pack.path) {
                         source["isolated"] = sandbox::describe(&isolated.sandbox).into();
                         if let Some(may_do) = &isolated.may_do {

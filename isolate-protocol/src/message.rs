@@ -75,6 +75,13 @@ pub struct OpenPack {
     pub sandbox: SandboxRequest,
     /// Address-space limit in bytes (`RLIMIT_AS`), set before the pack opens.
     pub memory_limit: Option<u64>,
+    /// The user started xcsh with `--allow-outside-root` (a version 2
+    /// pack's `confined_path` follows it).
+    pub allow_outside_root: bool,
+    /// The `[packs.NAME]` tables of the user's config, as a JSON object by
+    /// pack name (`{}` when there are none); the child hands the pack the
+    /// one under its name, checked against its schema.
+    pub configs_json: String,
 }
 
 /// The sandbox the child enters before it opens the pack.

@@ -152,6 +152,10 @@ pub enum LoadError {
     /// The factory returned no tools.
     #[error("factory returned no tools")]
     NoTools,
+    /// The user's configuration table for the pack does not match the
+    /// schema the pack declares (one line naming the key).
+    #[error("{0}")]
+    Config(String),
     /// A tool failed its checks (accessor error or panic, bad name, bad
     /// schema).
     #[error("tool #{index}: {reason}")]

@@ -6,11 +6,12 @@ use std::sync::{Arc, Weak};
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RArc, RResult, RStr, RString};
-use xcsh_core::{LogLevel, PendingActionStore, Session};
+use xcsh_core::{LogLevel, PackOptions, PendingActionStore, Session};
 use xcsh_plugin_api::abi::v1::{
     CustomToolApi, CustomToolApi_TO, CustomToolApiHandle, CustomToolPendingActionBox, FfiError,
     FfiLogLevel,
 };
+use xcsh_plugin_api::abi::v2::{CustomToolApiV2, CustomToolApiV2_TO, CustomToolApiV2Handle};
 
 use crate::crash::Origin;
 use crate::{call_log, convert, pack_action};
@@ -25,6 +26,7 @@ pub const STORE_UNAVAILABLE: &str =
 pub struct HostBinding {
     store: Option<Weak<PendingActionStore>>,
     cwd: PathBuf,
+    settings: Arc<PackOptions>,
 }
 
 impl HostBinding {
@@ -34,6 +36,7 @@ impl HostBinding {
         Self {
             store: Some(Arc::downgrade(session.store())),
             cwd: session.cwd().to_path_buf(),
+            settings: session.pack_options(),
         }
     }
 
@@ -43,6 +46,7 @@ impl HostBinding {
         Self {
             store: None,
             cwd: cwd.into(),
+            settings: Arc::default(),
         }
     }
 
@@ -52,13 +56,34 @@ impl HostBinding {
     }
 
     /// A host API for the pack called `pack`.
+    /// What the session tells its packs (`--allow-outside-root`, their
+    /// configuration tables).
+    pub fn settings(&self) -> &PackOptions {
+        &self.settings
+    }
+
     pub(crate) fn api(&self, pack: &str, origin: &Arc<Origin>) -> CustomToolApiHandle {
-        let api = HostApi {
+        CustomToolApi_TO::from_ptr(RArc::new(self.host_api(pack, origin, "{}")), TD_Opaque)
+    }
+
+    /// The version 2 host API, handing the pack `config` (its table as
+    /// JSON, already checked).
+    pub(crate) fn api_v2(
+        &self,
+        pack: &str,
+        origin: &Arc<Origin>,
+        config: String,
+    ) -> CustomToolApiV2Handle {
+        CustomToolApiV2_TO::from_ptr(RArc::new(self.host_api(pack, origin, &config)), TD_Opaque)
+    }
+
+    fn host_api(&self, pack: &str, origin: &Arc<Origin>, config: &str) -> HostApi {
+        HostApi {
             binding: self.clone(),
             pack: pack.into(),
             origin: Arc::clone(origin),
-        };
-        CustomToolApi_TO::from_ptr(RArc::new(api), TD_Opaque)
+            config: config.into(),
+        }
     }
 }
 
@@ -76,6 +101,7 @@ struct HostApi {
     binding: HostBinding,
     pack: Arc<str>,
     origin: Arc<Origin>,
+    config: Arc<str>,
 }
 
 impl HostApi {
@@ -126,5 +152,28 @@ impl CustomToolApi for HostApi {
         if forwarded.is_err() {
             tracing::error!(pack, "log sink panicked");
         }
+    }
+}
+
+// The same host, as version 2 packs see it.
+impl CustomToolApiV2 for HostApi {
+    fn push_pending_action(&self, action: CustomToolPendingActionBox) -> RResult<(), FfiError> {
+        CustomToolApi::push_pending_action(self, action)
+    }
+
+    fn cwd(&self) -> RString {
+        CustomToolApi::cwd(self)
+    }
+
+    fn log(&self, level: FfiLogLevel, message: RStr<'_>) {
+        CustomToolApi::log(self, level, message);
+    }
+
+    fn outside_root_allowed(&self) -> bool {
+        self.binding.settings.allow_outside_root
+    }
+
+    fn pack_config(&self) -> RString {
+        RString::from(&*self.config)
     }
 }

@@ -41,6 +41,7 @@ mod library;
 mod load;
 mod own_file;
 mod pack_action;
+mod pack_config;
 mod pack_file;
 mod pack_tool;
 mod preflight;
@@ -54,7 +55,7 @@ mod trust;
 
 pub use crash::{ISOLATION_HINT, disable_crash_reports};
 pub use error::LoadError;
-pub use factory::create_tools_in_process;
+pub use factory::{create_tools_in_process, create_tools_in_process_v2};
 pub use first_seen::{FirstSeen, Probe, ProbeOutcome};
 pub use hash::sha256_hex;
 pub use host_api::{HostBinding, STORE_UNAVAILABLE};

@@ -4,12 +4,14 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
+use std::time::SystemTime;
 
 use abi_stable::library::{LibHeader, lib_header_from_path};
 use abi_stable::sabi_types::VersionNumber;
-use xcsh_plugin_api::abi::{self, v1::ToolPackModuleRef};
+use xcsh_plugin_api::abi::{self, v1::ToolPackModuleRef, v2::ToolPackModuleV2Ref};
 
 use crate::error::supported_versions;
+use crate::factory::Entry;
 use crate::pack_file::PackFile;
 use crate::{HostBinding, LoadError, PackTool};
 
@@ -21,7 +23,15 @@ pub struct PackLibrary {
     name: Arc<str>,
     version: String,
     abi_version: String,
-    module: ToolPackModuleRef,
+    built: Option<SystemTime>,
+    module: Module,
+}
+
+/// A pack's root module, by the ABI version it declares.
+#[derive(Clone, Copy)]
+enum Module {
+    V1(ToolPackModuleRef),
+    V2(ToolPackModuleV2Ref),
 }
 
 /// Libraries opened so far, by canonical path: each is opened once.
@@ -46,7 +56,7 @@ pub(crate) enum Mapped {
     Opened(&'static PackLibrary),
     /// Mapped and its declared ABI version accepted; its layouts not yet
     /// checked.
-    Header(PathBuf, &'static LibHeader),
+    Header(PathBuf, Option<SystemTime>, &'static LibHeader),
 }
 
 impl PackLibrary {
@@ -115,6 +125,7 @@ impl Opening {
         };
         let (load_path, by_descriptor) = file.load_path();
         let canonical = file.path().to_path_buf();
+        let built = file.built();
         let loaded = lib_header_from_path(&load_path).map_err(LoadError::from_library);
         let verified = if by_descriptor || loaded.is_err() {
             Ok(())
@@ -134,7 +145,7 @@ impl Opening {
                 supported: supported_versions(),
             });
         }
-        Ok(Mapped::Header(canonical, header))
+        Ok(Mapped::Header(canonical, built, header))
     }
 }
 
@@ -142,18 +153,30 @@ impl Mapped {
     /// The last step: abi_stable checks every type layout and initialises
     /// the root module; the library is remembered by its canonical path.
     pub(crate) fn check(&self) -> Result<&'static PackLibrary, LoadError> {
-        let (path, header) = match self {
+        let (path, built, header) = match self {
             Self::Opened(library) => return Ok(library),
-            Self::Header(path, header) => (path, header),
+            Self::Header(path, built, header) => (path, *built, header),
         };
-        let module = header
-            .init_root_module::<ToolPackModuleRef>()
-            .map_err(LoadError::from_library)?;
+        let major = VersionNumber::new(header.version_strings())
+            .map_err(|e| LoadError::InvalidHeader(crate::error::one_line(e)))?
+            .major;
+        let (module, name, version) = if major == 1 {
+            let module = header
+                .init_root_module::<ToolPackModuleRef>()
+                .map_err(LoadError::from_library)?;
+            (Module::V1(module), module.name(), module.version())
+        } else {
+            let module = header
+                .init_root_module::<ToolPackModuleV2Ref>()
+                .map_err(LoadError::from_library)?;
+            (Module::V2(module), module.name(), module.version())
+        };
         let opened = PackLibrary {
             path: path.as_path().into(),
-            name: module.name().as_str().into(),
-            version: module.version().as_str().to_owned(),
+            name: name.as_str().into(),
+            version: version.as_str().to_owned(),
             abi_version: header.version_strings().version.to_string(),
+            built,
             module,
         };
         // Another thread may have opened the same file meanwhile: keep the
@@ -180,6 +203,12 @@ impl PackLibrary {
         &self.version
     }
 
+    /// When the library file was last written (its build time), if the
+    /// file system says.
+    pub fn built(&self) -> Option<SystemTime> {
+        self.built
+    }
+
     /// The `xcsh-plugin-api` ABI version the pack declares, e.g. `1.0.0`.
     pub fn abi_version(&self) -> &str {
         &self.abi_version
@@ -195,14 +224,20 @@ impl PackLibrary {
     pub fn create_tools(&self, binding: &HostBinding) -> Result<Vec<PackTool>, LoadError> {
         let origin = crate::crash::Origin::new(&self.name, &self.version, &self.path);
         crate::crash::install();
-        let create = self.module.factory().create_tools();
-        crate::factory::create_tools(
-            &self.name,
-            &self.path,
-            &origin,
-            Box::new(move |api| create(api)),
-            binding,
-        )
+        let entry = match self.module {
+            Module::V1(module) => {
+                let create = module.factory().create_tools();
+                Entry::V1(Box::new(move |api| create(api)))
+            }
+            Module::V2(module) => {
+                let create = module.factory().create_tools();
+                Entry::V2 {
+                    config_schema: module.config_schema().as_str(),
+                    create: Box::new(move |api| create(api)),
+                }
+            }
+        };
+        crate::factory::create_tools(&self.name, &self.path, &origin, entry, binding)
     }
 }
 

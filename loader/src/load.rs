@@ -225,6 +225,7 @@ pub(crate) fn register(
         name: library.name().to_owned(),
         version: library.version().to_owned(),
         tools: registered,
+        built: library.built(),
     })
 }
 

@@ -101,6 +101,12 @@ impl PackFile {
         &self.file
     }
 
+    /// When the file was last written (its build, for a pack fresh from
+    /// `cargo build`), as `fstat` reported it at opening.
+    pub(crate) fn built(&self) -> Option<std::time::SystemTime> {
+        self.metadata.modified().ok()
+    }
+
     /// What `fstat` reported at opening.
     pub(crate) fn metadata(&self) -> &std::fs::Metadata {
         &self.metadata

@@ -18,6 +18,9 @@ pub struct LoadedPack {
     pub version: String,
     /// The names of the tools it registered (conflicting ones left out).
     pub tools: Vec<String>,
+    /// When its library file was last written: tells two builds of one
+    /// pack version apart.
+    pub built: Option<std::time::SystemTime>,
 }
 
 /// A pack that failed to load.

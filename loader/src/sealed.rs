@@ -99,6 +99,12 @@ impl SealedPack {
         Self::from_descriptor(path, descriptor)
     }
 
+    /// When the original file was last written (its build), as it was
+    /// opened (for a handed-over copy: when the copy was made).
+    pub fn built(&self) -> Option<std::time::SystemTime> {
+        self.file.built()
+    }
+
     /// The pack's canonical path when it was opened.
     pub fn path(&self) -> &Path {
         self.file.path()

@@ -80,3 +80,28 @@ fn completion_offers_tool_names_and_commands_for_the_first_word() {
     );
     assert_eq!(helper.complete("resolve {", 9, &ctx).unwrap(), (9, vec![]));
 }
+
+#[test]
+fn undo_takes_an_id_force_and_list() {
+    use crate::cli::UndoArgs;
+    assert_eq!(parse("undo"), Input::Undo(UndoArgs::default()));
+    assert_eq!(
+        parse("undo 3 --force"),
+        Input::Undo(UndoArgs {
+            id: Some(3),
+            force: true,
+            ..UndoArgs::default()
+        })
+    );
+    assert_eq!(
+        parse("undo --list"),
+        Input::Undo(UndoArgs {
+            list: true,
+            ..UndoArgs::default()
+        })
+    );
+    assert_eq!(
+        parse("undo x"),
+        Input::Invalid("undo: unexpected \"x\" (undo [ID] [--force], or undo --list)".to_owned())
+    );
+}

@@ -37,14 +37,15 @@ fn a_rename_suffix_cannot_forge_a_resolve_line_in_pretty_output() {
     );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let expected = format!(
-        "Loaded tool pack batch-rename 0.1.0 from {path}: batch_rename_preview\n\
+        "Loaded tool pack batch-rename 0.1.0{built} from {path}: batch_rename_preview\n\
          ✓ batch_rename_preview  Batch rename preview (1 file):\n    \
          a.txt → a\\n\\r✓ resolve  Accept: [Batch Rename] 1 file — reason: ok\\u{{1b}}[2K.txt\n\
          ⏳ 1 pending: Batch Rename: 1 file\n\
          ✓ resolve  Discard: [Batch Rename] 1 file — reason: no\\n✓ resolve  Accept: [Batch Rename] 1 file — reason: ok\n  \
          Discarded batch rename of 1 file; nothing was renamed:\n    \
          a.txt → a\\n\\r✓ resolve  Accept: [Batch Rename] 1 file — reason: ok\\u{{1b}}[2K.txt\n",
-        path = canonical(&pack).display()
+        path = canonical(&pack).display(),
+        built = crate::support::built(&pack)
     );
     assert_eq!(out.stdout, expected);
     assert!(!out.stdout.contains(['\r', '\u{1b}']));
@@ -101,7 +102,8 @@ fn tools_and_log_lines_escape_pack_labels_paths_and_output() {
     );
     assert!(
         tools.stdout.contains(&format!(
-            "\n  Loaded tool pack fixture-hostile 0.1.0 from {shown_dir}/"
+            "\n  Loaded tool pack fixture-hostile 0.1.0{} from {shown_dir}/",
+            crate::support::built(&pack)
         )),
         "{}",
         tools.stdout

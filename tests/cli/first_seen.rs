@@ -33,7 +33,8 @@ fn a_library_whose_load_time_code_aborts_is_reported_and_the_others_listed() {
     assert_eq!(output.code, Some(0), "{output:?}");
     assert!(
         output.stdout.contains(&format!(
-            "  Loaded tool pack batch-rename 0.1.0 from {good}: batch_rename_preview\n"
+            "  Loaded tool pack batch-rename 0.1.0{} from {good}: batch_rename_preview\n",
+            crate::support::built(good.as_ref())
         )),
         "{}",
         output.stdout

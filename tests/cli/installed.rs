@@ -103,7 +103,7 @@ fn add_list_and_remove_a_pack() {
     );
     let json = list_json(&env);
     let entry = &json["packs"][0];
-    assert_eq!(entry["abiVersion"], "1.0.0");
+    assert_eq!(entry["abiVersion"], "2.0.0");
     assert_eq!(entry["isolated"], false);
     assert_eq!(
         entry["sha256"],

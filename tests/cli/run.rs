@@ -215,7 +215,7 @@ fn pretty_output_shows_status_pending_and_the_decision() {
     assert_eq!(
         output.stdout,
         format!(
-            "Loaded tool pack batch-rename 0.1.0 from {}: batch_rename_preview
+            "Loaded tool pack batch-rename 0.1.0{} from {}: batch_rename_preview
 ✓ batch_rename_preview  Batch rename preview (2 files):
     draft-a.md → final-a.md
     draft-b.md → final-b.md
@@ -234,6 +234,7 @@ fn pretty_output_shows_status_pending_and_the_decision() {
     notes.txt → notes-old.txt
 ✗ resolve  No pending action to resolve. Nothing to apply or discard.
 ",
+            crate::support::built(&pack),
             crate::support::canonical(&pack).display()
         )
     );

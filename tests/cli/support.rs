@@ -192,6 +192,13 @@ pub fn arg(path: &Path) -> &str {
     path.to_str().expect("test paths are UTF-8")
 }
 
+/// ` (built …)`, as the load report says it of the library at `path`: its
+/// modification time in UTC.
+pub fn built(path: &Path) -> String {
+    let modified = fs::metadata(path).unwrap().modified().unwrap();
+    format!(" (built {})", humantime::format_rfc3339_seconds(modified))
+}
+
 /// The canonical form of `path`, as the loader reports loaded packs.
 pub fn canonical(path: &Path) -> PathBuf {
     fs::canonicalize(path).unwrap()

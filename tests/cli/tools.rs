@@ -20,8 +20,9 @@ fn lists_builtins_and_pack_tools_then_the_load_report() {
   batch_rename_preview  Batch Rename  model  batch-rename 0.1.0 ({path})
 
 Load report: 1 pack loaded, 0 failed, 0 conflicts, 0 warnings
-  Loaded tool pack batch-rename 0.1.0 from {path}: batch_rename_preview
-"
+  Loaded tool pack batch-rename 0.1.0{built} from {path}: batch_rename_preview
+",
+            built = crate::support::built(&pack)
         )
     );
     assert_eq!(output.stderr, "");
@@ -55,6 +56,9 @@ fn json_gives_sources_and_parameter_schemas() {
             "pack": "batch-rename",
             "version": "0.1.0",
             "path": canonical(&pack),
+            "built": crate::support::built(&pack)
+                .trim_start_matches(" (built ")
+                .trim_end_matches(')'),
         })
     );
     assert_eq!(rename["parameters"]["type"], "object");
@@ -100,10 +104,11 @@ fn a_failing_pack_is_reported_while_the_rest_load() {
         output.stdout.ends_with(&format!(
             "
 Load report: 1 pack loaded, 1 failed, 0 conflicts, 1 warning
-  Loaded tool pack batch-rename 0.1.0 from {path}: batch_rename_preview
+  Loaded tool pack batch-rename 0.1.0{} from {path}: batch_rename_preview
   Failed to load tool pack {}: factory panicked: factory exploded on purpose
   Plugin path not found: {} (from --plugin)
 ",
+            crate::support::built(&good),
             bad.display(),
             missing.display()
         )),

@@ -11,7 +11,7 @@ pub const PACKS: &[&str] = &[
     "batch-rename",
     "fixture-panic-factory",
     "fixture-faulty-tools",
-    "fixture-abi-v2",
+    "fixture-abi-future",
     "fixture-layout-mismatch",
     "fixture-not-a-pack",
     "fixture-conflict-a",
@@ -28,6 +28,8 @@ pub const PACKS: &[&str] = &[
     "fixture-sandbox-probe",
     "fixture-varying-tools",
     "fixture-conformance",
+    "fixture-configured",
+    "fixture-file-ops",
 ];
 
 /// The crate docs' example pack (an example target of `xcsh-plugin-api`).

@@ -41,6 +41,7 @@ pub fn start_session_loaded(
     policy: &RunPolicy,
 ) -> Result<(Session, Loaded), RegistryError> {
     let session = Session::new(cwd).with_limits(policy.limits());
+    session.set_pack_options(policy.pack_options());
     let ast_edit =
         xcsh_ast_edit::AstEditOptions::default().allow_outside_root(policy.allow_outside_root);
     xcsh_ast_edit::register_builtins_with(&session, ast_edit)?;

@@ -49,18 +49,10 @@ pub enum AstEditError {
         source: std::io::Error,
     },
     /// The path to search resolves (after symlinks) outside the working
-    /// directory, and the user has not allowed that.
-    #[error(
-        "path {path} is outside the working directory: it resolves to {} \
-         (start xcsh with --allow-outside-root to allow this)",
-        resolved.display()
-    )]
-    OutsideRoot {
-        /// The path as given.
-        path: String,
-        /// Where it leads.
-        resolved: PathBuf,
-    },
+    /// directory, and the user has not allowed that (the message every
+    /// tool gives, from [`xcsh_safe_fs::confine`]).
+    #[error(transparent)]
+    OutsideRoot(xcsh_safe_fs::ConfineError),
     /// The file named by the path argument cannot be searched: it is not a
     /// regular file, too large, binary, not UTF-8 or unreadable.
     #[error("cannot edit {path}: {reason}")]

@@ -40,7 +40,10 @@
 //! same file at once are serialised by the lock, so the second finds the
 //! first's edit and reports the file stale instead of losing it (the lock
 //! is advisory: an editor that ignores it can still write in between).
-//! When every file is stale, apply fails and the action stays pending,
+//! The files it writes are written all or none: when one write fails, the
+//! files written before it get their old content back and the apply fails
+//! naming the file (the writer is [`xcsh_safe_fs::WriteSet`], the one packs
+//! use). When every file is stale, apply fails and the action stays pending,
 //! because an "applied" that changed nothing would mislead; the message
 //! tells the model to discard and preview again.
 //!

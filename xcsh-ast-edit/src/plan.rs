@@ -3,12 +3,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::apply::{ContentHash, PlannedWrite};
+use crate::apply::PlannedWrite;
 use crate::filter::GlobFilter;
 use crate::rewrite::{Replacement, Rewriter};
 use crate::source::read_source;
 use crate::walk::walk;
 use crate::{AstEditError, AstEditOptions, AstEditParams, Language};
+use xcsh_safe_fs::Snapshot;
 
 /// One file the edit changes.
 #[derive(Debug)]
@@ -166,10 +167,8 @@ pub(crate) fn plan(
         total += rewritten.replacements.len();
         plan.changes.push(FileChange {
             write: PlannedWrite {
-                path: write_path,
-                display: display(path),
+                snapshot: Snapshot::of(write_path, display(path), source.as_bytes()),
                 replacements: rewritten.replacements.len(),
-                original: ContentHash::of(source.as_bytes()),
                 new_content: rewritten.text,
             },
             original: source,
@@ -205,15 +204,20 @@ fn resolve_target(
         })
     };
     let root = canonical(cwd)?;
+    // The path must exist: resolved by the OS, so a missing or unreadable
+    // one is named as given.
     let path = match requested {
         Some(requested) => canonical(&cwd.join(requested))?,
         None => root.clone(),
     };
     if !options.allow_outside_root && !path.starts_with(&root) {
-        return Err(AstEditError::OutsideRoot {
-            path: requested.unwrap_or(".").to_owned(),
-            resolved: path,
-        });
+        // The refusal every tool and pack gives.
+        return Err(AstEditError::OutsideRoot(
+            xcsh_safe_fs::ConfineError::Outside {
+                path: requested.unwrap_or(".").to_owned(),
+                resolved: path,
+            },
+        ));
     }
     let metadata = fs::metadata(&path).map_err(|source| AstEditError::Path {
         path: path.clone(),

@@ -33,7 +33,7 @@ pub(crate) fn preview_text(plan: &Plan) -> String {
         let _ = write!(
             text,
             "\n{}: {}",
-            change.write.display,
+            change.write.snapshot.display(),
             count(change.replacements.len(), "replacement")
         );
         for replacement in &change.replacements {
@@ -61,8 +61,8 @@ pub(crate) fn preview_text(plan: &Plan) -> String {
             text,
             "{}",
             diff.unified_diff().context_radius(DIFF_CONTEXT).header(
-                &format!("a/{}", change.write.display),
-                &format!("b/{}", change.write.display)
+                &format!("a/{}", change.write.snapshot.display()),
+                &format!("b/{}", change.write.snapshot.display())
             )
         );
     }
@@ -116,7 +116,7 @@ pub(crate) fn preview_details(params: &AstEditParams, plan: &Plan) -> Value {
         "filesSearched": plan.files_searched,
         "limitReached": plan.limit_reached,
         "files": plan.changes.iter().map(|change| json!({
-            "path": change.write.display,
+            "path": change.write.snapshot.display(),
             "replacements": change.replacements.len(),
             "matches": change.replacements.iter().map(|r| json!({
                 "line": r.line,

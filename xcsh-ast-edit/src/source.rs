@@ -8,9 +8,11 @@
 //! files under `/proc` report 0 and still have content.
 
 use std::fmt;
-use std::fs::{self, File, FileType, OpenOptions};
-use std::io::{self, Read};
+use std::fs::File;
+use std::io;
 use std::path::Path;
+
+use xcsh_safe_fs::OpenError;
 
 /// Files larger than this are skipped: hand-written source is rarely this
 /// big, generated or vendored blobs often are.
@@ -68,32 +70,10 @@ pub(crate) fn read_source(path: &Path) -> Result<String, SkipReason> {
 }
 
 /// Opens `path` for reading (and writing, with `write`) only if it is a
-/// regular file, without ever blocking in `open`.
-///
-/// The type is checked on the path first, so a device is not even opened
-/// (opening some has side effects), then again on the opened file, so a
-/// file swapped in between is caught too. On Unix the open is
-/// non-blocking (a named pipe without a writer would block forever) and
-/// never makes a terminal the controlling one; with `write` it also refuses
-/// to follow a symlink in the last component.
-///
-/// # Errors
-///
-/// [`SkipReason::NotRegular`] naming what the path is, or
-/// [`SkipReason::Unreadable`] with the I/O failure.
+/// regular file, without ever blocking in `open` (see
+/// [`xcsh_safe_fs::open_regular`]).
 pub(crate) fn open_regular(path: &Path, write: bool) -> Result<File, SkipReason> {
-    check_regular(fs::metadata(path)?.file_type())?;
-    let mut options = OpenOptions::new();
-    options.read(true).write(write);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let nofollow = if write { libc::O_NOFOLLOW } else { 0 };
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow);
-    }
-    let file = options.open(path)?;
-    check_regular(file.metadata()?.file_type())?;
-    Ok(file)
+    xcsh_safe_fs::open_regular(path, write).map_err(SkipReason::from)
 }
 
 /// Reads at most [`MAX_FILE_BYTES`] + 1 bytes from the current position.
@@ -103,45 +83,16 @@ pub(crate) fn open_regular(path: &Path, write: bool) -> Result<File, SkipReason>
 /// [`SkipReason::TooLarge`] when there is more than the limit, or the
 /// read's I/O failure.
 pub(crate) fn read_limited(file: &mut File) -> Result<Vec<u8>, SkipReason> {
-    let mut bytes = Vec::new();
-    file.by_ref()
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(SkipReason::TooLarge);
-    }
-    Ok(bytes)
+    xcsh_safe_fs::read_limited(file, MAX_FILE_BYTES).map_err(SkipReason::from)
 }
 
-fn check_regular(kind: FileType) -> Result<(), SkipReason> {
-    if kind.is_file() {
-        return Ok(());
-    }
-    Err(SkipReason::NotRegular(describe(kind)))
-}
-
-/// What a file that is not a regular file is, for messages.
-fn describe(kind: FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a named pipe";
+impl From<OpenError> for SkipReason {
+    fn from(error: OpenError) -> Self {
+        match error {
+            OpenError::NotRegular(kind) => Self::NotRegular(kind),
+            OpenError::TooLarge(_) => Self::TooLarge,
+            OpenError::Io(error) => Self::Unreadable(error),
         }
-        if kind.is_char_device() {
-            return "a character device";
-        }
-        if kind.is_block_device() {
-            return "a block device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    if kind.is_dir() {
-        "a directory"
-    } else {
-        "a special file"
     }
 }
 

@@ -40,12 +40,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod apply_observer;
 pub mod approval;
 mod arguments;
 mod call;
 mod cancel;
 mod limits;
 mod output;
+mod pack_options;
 mod panic;
 pub mod pending;
 mod registry;
@@ -57,6 +59,7 @@ mod tool;
 mod tool_choice;
 mod truncate;
 
+pub use apply_observer::{ApplyInfo, ApplyObserver, ApplyWatch};
 pub use approval::{
     Answer, ApprovalRequest, Approver, Journal, JournalEntry, JournalEvent, Policy, UnknownPolicy,
 };
@@ -67,6 +70,7 @@ pub use call::{
 pub use cancel::CancellationToken;
 pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::ToolResult;
+pub use pack_options::PackOptions;
 pub use pending::{
     DEFAULT_SOURCE_TOOL_NAME, PendingAction, PendingActionError, PendingActionStore,
     PendingActionView, PendingEntry, PendingSummary, PushEvent, Subscription,

@@ -132,7 +132,16 @@ impl ResolveTool {
     /// the action stays pending; should that apply succeed later after all,
     /// the action is taken off the stack then (it was applied), with a
     /// warning, so it can never be applied twice.
-    fn run_apply(&self, entry: &PendingEntry, reason: &str) -> Result<ToolOutput, String> {
+    ///
+    /// The session's [`ApplyObserver`](crate::ApplyObserver) is told before
+    /// the apply runs and, on the apply's thread, when it returned; what it
+    /// returns then is put in `snapshot`.
+    fn run_apply(
+        &self,
+        entry: &PendingEntry,
+        reason: &str,
+        snapshot: &Arc<Mutex<Option<String>>>,
+    ) -> Result<ToolOutput, String> {
         let id = entry.id();
         {
             let mut abandoned = lock(&self.abandoned);
@@ -146,9 +155,17 @@ impl ResolveTool {
         let attempt = Arc::new(Mutex::new(Attempt::default()));
         let (job_entry, job_attempt) = (entry.clone(), Arc::clone(&attempt));
         let (reason, store) = (reason.to_owned(), Arc::clone(&self.store));
+        let watch = self.watch_apply(entry);
+        let job_snapshot = Arc::clone(snapshot);
         let outcome = self.runner.run(&self.store, move || {
             let outcome = crate::panic::catch(|| job_entry.action().apply(&reason));
             let succeeded = matches!(outcome, Ok(Ok(_)));
+            if let Some(watch) = watch {
+                match crate::panic::catch(|| watch.after_apply(succeeded)) {
+                    Ok(id) => *lock(&job_snapshot) = id,
+                    Err(message) => tracing::warn!("the apply observer failed: {message}"),
+                }
+            }
             let mut attempt = lock(&job_attempt);
             attempt.done = Some(succeeded);
             if attempt.abandoned {
@@ -179,13 +196,30 @@ impl ResolveTool {
         }
     }
 
+    /// The observer's watch of the apply of `entry`, if there is one.
+    fn watch_apply(&self, entry: &PendingEntry) -> Option<Box<dyn crate::ApplyWatch>> {
+        let observer = self.approvals.observer()?;
+        let tool = self.approvals.tool_of(entry);
+        let info = crate::ApplyInfo {
+            label: entry.action().label(),
+            tool: &tool,
+            source_tool_name: entry.action().source_tool_name(),
+            policy: self.approvals.policy(&tool),
+        };
+        crate::panic::catch(|| observer.before_apply(&info)).unwrap_or_else(|message| {
+            tracing::warn!("the apply observer failed: {message}");
+            None
+        })
+    }
+
     fn apply(
         &self,
         entry: &PendingEntry,
         reason: &str,
         decided_by: &str,
     ) -> Result<ToolOutput, ToolError> {
-        let outcome = match self.run_apply(entry, reason) {
+        let snapshot = Arc::new(Mutex::new(None));
+        let outcome = match self.run_apply(entry, reason, &snapshot) {
             Ok(output) => {
                 self.store.remove(entry.id());
                 let text = format!("Applied: {}.", entry.action().label());
@@ -194,7 +228,9 @@ impl ResolveTool {
             Err(message) => Err(ToolError::new(format!("Apply failed: {message}"))
                 .with_details(details(entry, "apply", reason, None))),
         };
-        self.journal_resolve(entry, "apply", reason, decided_by, &outcome, "applied");
+        let snapshot = lock(&snapshot).take();
+        let what = ("apply", "applied");
+        self.journal_resolve(entry, what, reason, decided_by, &outcome, snapshot);
         outcome
     }
 
@@ -211,19 +247,22 @@ impl ResolveTool {
             Err(message) => Err(ToolError::new(format!("Discard cleanup failed: {message}"))
                 .with_details(details(entry, "discard", reason, None))),
         };
-        self.journal_resolve(entry, "discard", reason, decided_by, &outcome, "discarded");
+        let what = ("discard", "discarded");
+        self.journal_resolve(entry, what, reason, decided_by, &outcome, None);
         outcome
     }
 
-    /// Journals a resolve of `entry`, and forgets it once it left the stack.
+    /// Journals a resolve of `entry` (`action`, and the outcome `done`
+    /// when it succeeded), with the apply's undo `snapshot`, and forgets
+    /// the entry once it left the stack.
     fn journal_resolve(
         &self,
         entry: &PendingEntry,
-        action: &str,
+        (action, done): (&str, &str),
         reason: &str,
         decided_by: &str,
         outcome: &Result<ToolOutput, ToolError>,
-        done: &str,
+        snapshot: Option<String>,
     ) {
         let mut record = match outcome {
             Ok(output) => {
@@ -242,6 +281,7 @@ impl ResolveTool {
         record.action = Some(action.to_owned());
         record.reason = Some(reason.to_owned());
         record.decided_by = Some(decided_by.to_owned());
+        record.snapshot = snapshot;
         self.approvals.record(record);
         if self.store.get(entry.id()).is_none() {
             self.approvals.forget(entry.id());

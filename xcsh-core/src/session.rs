@@ -14,9 +14,9 @@ use crate::panic::catch;
 use crate::runner::{Failure, Runner, SharedRunner};
 use crate::sync::{lock, read, write};
 use crate::{
-    CallLimits, PendingActionStore, PendingEntry, ProviderCapabilities, RESOLVE_TOOL_NAME,
-    RegistryError, ResolveTool, Subscription, Tool, ToolChoice, ToolContext, ToolError, ToolOutput,
-    ToolRegistry, ToolResult,
+    CallLimits, PackOptions, PendingActionStore, PendingEntry, ProviderCapabilities,
+    RESOLVE_TOOL_NAME, RegistryError, ResolveTool, Subscription, Tool, ToolChoice, ToolContext,
+    ToolError, ToolOutput, ToolRegistry, ToolResult,
 };
 
 /// The hidden message queued for the model on every push.
@@ -69,6 +69,7 @@ pub struct Session {
     messages: Arc<Mutex<Vec<SessionMessage>>>,
     queued_choices: Mutex<VecDeque<ToolChoice>>,
     approvals: Arc<Approvals>,
+    pack_options: RwLock<Arc<PackOptions>>,
     _reminders: Subscription,
 }
 
@@ -105,6 +106,7 @@ impl Session {
             messages,
             queued_choices: Mutex::new(VecDeque::new()),
             approvals,
+            pack_options: RwLock::default(),
             _reminders: reminders,
         }
     }
@@ -131,6 +133,32 @@ impl Session {
     /// Where the session reports every push, resolve and answer.
     pub fn set_journal(&self, journal: Arc<dyn Journal>) {
         self.approvals.set_journal(journal);
+    }
+
+    /// Who watches every apply from now on (undo snapshots): told before
+    /// each apply runs and after it returned, and asked for reminders for
+    /// the model after every tool call.
+    pub fn set_apply_observer(&self, observer: Arc<dyn crate::ApplyObserver>) {
+        self.approvals.set_observer(observer);
+    }
+
+    /// Tells the observer whether the call `pushed` actions, and queues its
+    /// reminders as hidden messages for the model.
+    fn tell_observer(&self, pushed: bool) {
+        let Some(observer) = self.approvals.observer() else {
+            return;
+        };
+        if pushed && let Err(message) = catch(|| observer.action_pushed()) {
+            tracing::warn!("the apply observer failed: {message}");
+        }
+        match catch(|| observer.reminders()) {
+            Ok(reminders) => lock(&self.messages).extend(
+                reminders
+                    .into_iter()
+                    .map(|text| SessionMessage { text, hidden: true }),
+            ),
+            Err(message) => tracing::warn!("the apply observer failed: {message}"),
+        }
     }
 
     /// The text the tool call that pushed the pending action `id` returned
@@ -168,6 +196,17 @@ impl Session {
     /// The session's approval state, for `resolve` and the session end.
     pub(crate) fn approvals(&self) -> &Approvals {
         &self.approvals
+    }
+
+    /// Hands `settings` to the packs loaded from now on (set it before
+    /// loading them).
+    pub fn set_pack_options(&self, settings: PackOptions) {
+        *write(&self.pack_options) = Arc::new(settings);
+    }
+
+    /// What packs loaded now are told ([`PackOptions`]).
+    pub fn pack_options(&self) -> Arc<PackOptions> {
+        Arc::clone(&read(&self.pack_options))
     }
 
     /// The same session with `limits` for every later call.
@@ -309,6 +348,7 @@ impl Session {
             None => result,
         };
         self.remember_pushes(&name, &pushed, &result);
+        self.tell_observer(!pushed.is_empty());
         result
     }
 

@@ -75,6 +75,10 @@ pub fn check_in_child(
                 required: false,
             },
             memory_limit: None,
+            // Checking runs the factory with no configuration: what the
+            // pack's tools are does not depend on it.
+            allow_outside_root: false,
+            configs_json: "{}".to_owned(),
         },
         open_limit,
         frame_limit: xcsh_isolate_protocol::frame::MAX_FRAME_BYTES,

@@ -145,7 +145,12 @@ impl LazyPack {
                 first_seen: None,
             };
             let (pack, specs) = loader
-                .start(&self.context.cwd, self.context.store.clone(), &record.path)
+                .start(
+                    &self.context.cwd,
+                    self.context.store.clone(),
+                    &record.path,
+                    self.context.binding.settings(),
+                )
                 .map_err(|e| e.to_string())?;
             specs
                 .into_iter()

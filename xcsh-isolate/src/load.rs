@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use xcsh_core::{PendingActionStore, RegistryError, Session};
+use xcsh_core::{PackOptions, PendingActionStore, RegistryError, Session};
 use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus};
 use xcsh_loader::{
     FirstSeen, HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, SealedPack,
@@ -89,7 +89,13 @@ impl SessionLoader<'_> {
                 .iter()
                 .map(|path| {
                     scope.spawn(move || {
-                        self.start(session.cwd(), Arc::downgrade(session.store()), path)
+                        let options = session.pack_options();
+                        self.start(
+                            session.cwd(),
+                            Arc::downgrade(session.store()),
+                            path,
+                            &options,
+                        )
                     })
                 })
                 .collect();
@@ -129,6 +135,7 @@ impl SessionLoader<'_> {
         cwd: &Path,
         store: Weak<PendingActionStore>,
         path: &Path,
+        options: &PackOptions,
     ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
         let pack = Arc::new(SealedPack::open(path, self.trust)?);
         let settings = self
@@ -155,6 +162,9 @@ impl SessionLoader<'_> {
                     required: settings.require_sandbox != RequireSandbox::No,
                 },
                 memory_limit: settings.memory_limit,
+                allow_outside_root: options.allow_outside_root,
+                configs_json: serde_json::to_string(&options.configs)
+                    .unwrap_or_else(|_| "{}".to_owned()),
             },
             // Opening is part of the first call's work: the same limit.
             open_limit: self.timeout,
@@ -209,5 +219,6 @@ fn register(
         name: pack.name().to_owned(),
         version: pack.version().to_owned(),
         tools: registered,
+        built: pack.built(),
     })
 }

@@ -115,6 +115,11 @@ impl IsolatedPack {
         &self.path
     }
 
+    /// When its library file was last written (its build).
+    pub fn built(&self) -> Option<std::time::SystemTime> {
+        self.spec.pack.built()
+    }
+
     /// The sandbox its process runs in.
     pub fn sandbox(&self) -> &SandboxStatus {
         &self.sandbox

@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use anyhow::{Context as _, bail};
 use serde_json::Value;
 use xcsh_core::{
-    CancellationToken, PendingEntry, Session, Tool, ToolContext, ToolError, panic_message,
+    CancellationToken, PackOptions, PendingEntry, Session, Tool, ToolContext, ToolError,
+    panic_message,
 };
 use xcsh_isolate_protocol::{
     Hello, OpenPack, Opened, Outcome, PACK_FD, PushedAction, Reply, Request, SandboxStatus,
@@ -167,6 +168,11 @@ fn open_pack(open: &OpenPack, writer: &Writer) -> Result<OpenedPack, String> {
     writer.send(&Reply::Sandboxed(sandbox.clone()));
     let pack = SealedPack::inherited(open.path.clone(), PACK_FD).map_err(|e| e.to_string())?;
     let session = Session::new(&open.cwd);
+    session.set_pack_options(PackOptions {
+        allow_outside_root: open.allow_outside_root,
+        configs: serde_json::from_str(&open.configs_json)
+            .map_err(|error| format!("the agent sent unreadable pack configuration: {error}"))?,
+    });
     let (report, library) = pack.load(&session, &HostBinding::for_session(&session));
     if let Some(failure) = report.failures.into_iter().next() {
         return Err(failure.error.to_string());

@@ -277,7 +277,7 @@ async fn answer(
     token: Option<&Token>,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, std::convert::Infallible>> {
-    if let Some(token) = token
+    let mut response = if let Some(token) = token
         && !token.admits(request.headers())
     {
         tracing::warn!("refused an MCP request without the bearer token");
@@ -287,7 +287,19 @@ async fn answer(
             header::WWW_AUTHENTICATE,
             header::HeaderValue::from_static("Bearer"),
         );
-        return response;
+        response
+    } else {
+        services.for_request(&request).handle(request).await
+    };
+    // A refusal may come before the request's body was read, and then
+    // hyper closes the connection after the answer: say so, or a client
+    // that reuses the connection sends its next request into the closing
+    // socket ("Server disconnected without sending a response").
+    if response.status().is_client_error() || response.status().is_server_error() {
+        response.headers_mut().insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
+        );
     }
-    services.for_request(&request).handle(request).await
+    response
 }

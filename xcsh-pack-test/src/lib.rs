@@ -99,15 +99,20 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod builder;
 mod error;
 mod pack_test;
 mod pending;
+mod setup;
 
+pub use builder::PackTestBuilder;
 pub use error::PackTestError;
 pub use pack_test::PackTest;
 pub use pending::PendingInfo;
 /// A pack's factory: the function given to `export_tool_pack!`.
 pub use xcsh_plugin_api::Factory;
+/// What [`PackTest::fail_nth_write`] returns: the failure is injected until it drops.
+pub use xcsh_safe_fs::fault::{FaultGuard, INJECTED_MESSAGE};
 
 /// What [`PackTest::tools`] returns: the host's view of a registered tool
 /// (its name, label, description, offered schema and hints), not the SDK's

@@ -13,9 +13,11 @@ use xcsh_core::{
     CallLimits, CancellationToken, PendingEntry, ProviderCapabilities, RESOLVE_TOOL_NAME, Session,
     Tool, ToolCall, ToolChoice, ToolContext, ToolOutput, ToolResult,
 };
-use xcsh_loader::{HostBinding, create_tools_in_process};
+use xcsh_loader::{HostBinding, create_tools_in_process_v2};
 use xcsh_plugin_api::Factory;
+use xcsh_safe_fs::fault::FaultGuard;
 
+use crate::setup::Setup;
 use crate::{PackTestError, PendingInfo};
 
 /// A pack's tools in a session of their own, driven the way a model would.
@@ -50,7 +52,7 @@ impl PackTest {
             .tempdir()
             .map_err(PackTestError::WorkDir)?;
         let dir = temporary.path().to_path_buf();
-        Self::start(name, factory, dir, Some(temporary))
+        Self::start(name, factory, dir, Some(temporary), &Setup::default())
     }
 
     /// Like [`new`](Self::new), working in `dir` (which the test owns).
@@ -63,21 +65,24 @@ impl PackTest {
         factory: Factory,
         dir: impl Into<PathBuf>,
     ) -> Result<Self, PackTestError> {
-        Self::start(name, factory, dir.into(), None)
+        Self::start(name, factory, dir.into(), None, &Setup::default())
     }
 
-    fn start(
+    pub(crate) fn start(
         name: &str,
         factory: Factory,
         dir: PathBuf,
         temporary: Option<TempDir>,
+        setup: &Setup,
     ) -> Result<Self, PackTestError> {
         let session = Session::new(&dir);
+        session.set_pack_options(setup.settings(name));
         let binding = HostBinding::for_session(&session);
         // What the export macro's `create_tools` entry serves a host.
-        let tools = create_tools_in_process(
+        let tools = create_tools_in_process_v2(
             name,
-            |api| xcsh_plugin_api::in_process::create_tools(factory, api),
+            setup.config_schema,
+            |api| xcsh_plugin_api::in_process::create_tools_v2(factory, api),
             &binding,
         )
         .map_err(|source| PackTestError::Load {
@@ -256,6 +261,16 @@ impl PackTest {
     /// [`SESSION_ENDED`](crate::SESSION_ENDED). Returns how many were.
     pub fn end(&self) -> usize {
         self.session.end()
+    }
+
+    /// Makes the `nth` write (from 1) of files under the working directory
+    /// fail with `no space left on device (injected by the test)`, once,
+    /// until the guard drops: for testing that an apply writing through
+    /// [`xcsh_plugin_api::fs::WriteSet`] (as `ast_edit` does) changes no
+    /// file when a write fails half-way, and leaves its action pending.
+    /// Writes the pack makes by other means are not affected.
+    pub fn fail_nth_write(&self, nth: usize) -> FaultGuard {
+        xcsh_safe_fs::fault::fail_nth_write(&self.dir, nth)
     }
 
     /// The session itself, for anything this type does not offer.

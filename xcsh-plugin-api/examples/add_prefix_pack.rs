@@ -43,7 +43,7 @@ impl Tool for AddPrefix {
     fn execute(&self, p: Params, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let mut plan: Vec<(PathBuf, PathBuf)> = Vec::new();
         for file in &p.files {
-            let from = ctx.resolve_path(file);
+            let from = ctx.confined_path(file)?;
             let name = from.file_name().ok_or("not a file name")?.to_string_lossy();
             let to = from.with_file_name(format!("{}{name}", p.prefix));
             if !from.is_file() {

@@ -47,3 +47,12 @@ pub fn create_tools(
 ) -> RResult<RVec<CustomToolBox>, FfiError> {
     crate::ffi::__create_tools(factory, api)
 }
+
+/// As [`create_tools`], for a host serving ABI version 2 (the one that
+/// tells packs of `--allow-outside-root` and their configuration).
+pub fn create_tools_v2(
+    factory: Factory,
+    api: crate::abi::v2::CustomToolApiV2Handle,
+) -> RResult<RVec<CustomToolBox>, FfiError> {
+    crate::ffi::__create_tools_v2(factory, api)
+}

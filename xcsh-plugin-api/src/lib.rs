@@ -70,6 +70,13 @@ pub mod in_process;
 pub mod prelude;
 pub mod sdk;
 
+/// Safe file work for destructive tools: [`fs::confine`] (what
+/// [`ToolContext::confined_path`] uses), and [`fs::Snapshot`] and
+/// [`fs::WriteSet`] to check at apply time that files did not change since
+/// the preview and to write them all or none, in place (the writer
+/// `ast_edit` uses). The `xcsh-safe-fs` crate, re-exported.
+pub use xcsh_safe_fs as fs;
+
 pub use sdk::{
     ContentBlock, Factory, FnTool, Host, LogLevel, NoParams, PendingAction, PendingActionError,
     Tool, ToolContext, ToolError, ToolHints, ToolOutput, ToolPack,

@@ -96,6 +96,11 @@ pub struct Settings {
     /// The user's config's `[model]` table (a project's is ignored: which
     /// model reads the project, and with whose key, is the user's choice).
     pub model: Option<crate::model_config::ModelConfig>,
+    /// Each pack's configuration table: the user's, narrowed by a trusted
+    /// project's.
+    pub packs: crate::pack_tables::PackTables,
+    /// The user's config's `[undo]` table.
+    pub undo: Option<crate::undo_config::UndoConfig>,
     /// A trusted project's settings, which only tighten the user's.
     pub project: ProjectSettings,
 }
@@ -113,6 +118,12 @@ pub struct ProjectSettings {
     /// The project config's `[approval]` table: makes policies stricter,
     /// never looser.
     pub approval: Option<crate::config::ApprovalConfig>,
+    /// The project config's path and `[packs.NAME]` tables: they narrow
+    /// the user's.
+    pub packs: Option<(PathBuf, crate::pack_tables::PackTables)>,
+    /// The project config's `[undo] enabled = false` turns undo snapshots
+    /// off; its other `[undo]` keys are ignored.
+    pub undo_off: bool,
     /// The trusted project directory and the pack hashes `xcsh trust`
     /// recorded for it.
     pub trusted: Option<(PathBuf, ProjectRecord)>,
@@ -204,6 +215,12 @@ pub fn collect(
                     settings.project.tool_timeout =
                         config_timeout(&project.config, config.tool_timeout_secs)?;
                     settings.project.approval.clone_from(&config.approval);
+                    if !config.packs.is_empty() {
+                        settings.project.packs =
+                            Some((project.config.clone(), config.packs.clone()));
+                    }
+                    settings.project.undo_off =
+                        config.undo.as_ref().is_some_and(|undo| !undo.enabled());
                     settings.project.allow_list = config.allow_list.as_ref().map(|list| {
                         let entries = list.iter().map(|(p, h)| (p.clone(), h.clone()));
                         (project.config.clone(), entries.collect())
@@ -237,6 +254,8 @@ pub fn collect(
         settings.approval = config.approval;
         settings.journal = config.journal;
         settings.model = config.model;
+        settings.packs = config.packs;
+        settings.undo = config.undo.map(|undo| *undo);
         let origin = Origin::Config(path);
         for plugin in config.plugins {
             sources.push(source(&plugin, origin.clone(), Expect::File));
@@ -244,6 +263,15 @@ pub fn collect(
         for dir in config.plugin_dirs {
             sources.push(source(&dir, origin.clone(), Expect::Dir));
         }
+    }
+    if let Some((config, tables)) = &settings.project.packs {
+        let (merged, ignored) = crate::pack_tables::narrow(&settings.packs, tables);
+        settings.packs = merged;
+        skipped.extend(ignored.into_iter().map(|widening| SourceWarning {
+            path: config.clone(),
+            origin: Origin::ProjectConfig(config.clone()),
+            problem: crate::warning::Problem::Widens(widening),
+        }));
     }
     sources.extend(project_dir_source);
     if let Some(dir) = user_plugins {

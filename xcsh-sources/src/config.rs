@@ -28,6 +28,10 @@
 //! [model]
 //! base_url = "http://127.0.0.1:8080/v1"
 //! model = "smollm2"
+//!
+//! # Undo snapshots around every apply (see `undo_config`).
+//! [undo]
+//! enabled = true
 //! ```
 //!
 //! Relative paths resolve against the directory holding the config file
@@ -81,6 +85,15 @@ pub struct Config {
     /// The model `xcsh agent` talks to; read from the user's config only.
     #[serde(default)]
     pub model: Option<crate::model_config::ModelConfig>,
+    /// Each pack's own configuration, by pack name (`[packs.NAME]`),
+    /// checked against the schema the pack declares when it loads. A
+    /// project's tables can only narrow the user's.
+    #[serde(default)]
+    pub packs: crate::pack_tables::PackTables,
+    /// Undo snapshots: the user's table, or a trusted project's
+    /// `enabled = false` (boxed: most configs have none).
+    #[serde(default)]
+    pub undo: Option<Box<crate::undo_config::UndoConfig>>,
 }
 
 /// The `[approval]` table: a policy for every tool, per pack and per tool.
@@ -180,6 +193,8 @@ impl Config {
             approval: self.approval,
             journal: self.journal,
             model: self.model,
+            packs: self.packs,
+            undo: self.undo,
             allow_list: self.allow_list.map(|list| {
                 list.into_iter()
                     .map(|(path, hash)| (base.join(path), hash))
@@ -206,7 +221,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `model`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `model`, `packs`, `undo`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),

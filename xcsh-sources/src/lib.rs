@@ -8,6 +8,7 @@
 //!   files they name, and why a place gave none;
 //! - [`config`]: the config file (`config.toml`); [`model_config`] its
 //!   `[model]` table and [`model_flags`] the flags over it (`xcsh agent`);
+//!   [`undo_config`]: its `[undo]` table;
 //! - [`project`] and [`trust_store`]: a working directory's `.xcsh` files
 //!   and which of them the user trusts (`xcsh trust`);
 //! - [`registry`], [`schema`] and [`registry_file`]: the installed packs'
@@ -29,6 +30,7 @@ pub mod file_lock;
 pub mod flags;
 pub mod model_config;
 pub mod model_flags;
+pub mod pack_tables;
 pub mod private_file;
 pub mod project;
 pub mod registry;
@@ -37,6 +39,7 @@ pub mod run_policy;
 pub mod schema;
 pub mod source;
 pub mod trust_store;
+pub mod undo_config;
 pub mod warning;
 
 pub use collect::{
@@ -51,4 +54,5 @@ pub use registry::{PackRecord, REGISTRY_FILE_NAME, Registry};
 pub use registry_file::{Registries, RegistryFile, Scope, UsedRegistry};
 pub use run_policy::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
 pub use source::{Expect, Origin, PLUGIN_PATH_ENV, Source};
+pub use undo_config::UndoConfig;
 pub use warning::{Problem, SourceWarning};

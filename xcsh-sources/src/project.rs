@@ -44,7 +44,7 @@ pub enum Verdict {
     /// Trusted and its config unchanged: load it.
     Trusted {
         /// The config, parsed from the very bytes whose hash matched
-        /// (boxed: a config is large beside the other variants).
+        /// (boxed: a config is large beside the other verdicts).
         config: Option<Box<Config>>,
         /// What was trusted.
         record: ProjectRecord,

@@ -32,6 +32,8 @@ pub struct RunPolicy {
     /// The check of in-process libraries not seen before, in a child
     /// process (`None`: opened here directly).
     pub first_seen: Option<xcsh_loader::FirstSeen>,
+    /// Each pack's configuration table (`[packs.NAME]`).
+    pub pack_configs: crate::pack_tables::PackTables,
 }
 
 impl Default for RunPolicy {
@@ -43,11 +45,21 @@ impl Default for RunPolicy {
             max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             isolation: IsolationPolicy::default(),
             first_seen: None,
+            pack_configs: Default::default(),
         }
     }
 }
 
 impl RunPolicy {
+    /// What the session tells its packs: `--allow-outside-root` and their
+    /// configuration tables.
+    pub fn pack_options(&self) -> xcsh_core::PackOptions {
+        xcsh_core::PackOptions {
+            allow_outside_root: self.allow_outside_root,
+            configs: self.pack_configs.clone(),
+        }
+    }
+
     /// The policy from the command line's timeout (which wins), the user's
     /// config and a trusted project's settings, which only tighten: a
     /// project's timeout can only lower the limit, its allow-list only
@@ -84,6 +96,7 @@ impl RunPolicy {
                 ..IsolationPolicy::new(settings.isolation.as_ref(), false)
             },
             first_seen: None,
+            pack_configs: settings.packs.clone(),
         }
     }
 

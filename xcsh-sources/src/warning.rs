@@ -43,6 +43,9 @@ pub enum Problem {
         /// What the user's config alone does, as the line says it.
         what: &'static str,
     },
+    /// A key of a trusted project's `[packs.NAME]` table (the warning's
+    /// path) that would widen the user's configuration of the pack.
+    Widens(crate::pack_tables::Widening),
 }
 
 /// A source that names a path giving no packs: reported, never fatal.
@@ -83,6 +86,11 @@ impl fmt::Display for SourceWarning {
             Problem::UsersOnly { table, what } => write!(
                 f,
                 "Ignoring [{table}] in {path}: {what} in the user's config file only"
+            ),
+            Problem::Widens(widening) => write!(
+                f,
+                "Ignoring [packs.{}] {} in {path}: {} (a project can only narrow a pack's configuration)",
+                widening.pack, widening.key, widening.why
             ),
             Problem::NewSinceTrusted(project) => write!(
                 f,

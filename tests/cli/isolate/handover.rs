@@ -72,7 +72,12 @@ fn swapping_an_isolated_pack_while_it_starts_never_runs_an_unpinned_library() {
             timeout: Some(Duration::from_secs(30)),
             first_seen: None,
         };
-        let outcome = loader.start(&round_dir, Arc::downgrade(session.store()), &pinned);
+        let outcome = loader.start(
+            &round_dir,
+            Arc::downgrade(session.store()),
+            &pinned,
+            &Default::default(),
+        );
         stop.store(true, Ordering::Relaxed);
         swapper.join().unwrap();
         match outcome {
@@ -119,7 +124,12 @@ fn a_restart_after_a_crash_runs_the_checked_bytes_not_the_file_now_there() {
         first_seen: None,
     };
     let (pack, specs) = loader
-        .start(dir.path(), Arc::downgrade(session.store()), &path)
+        .start(
+            dir.path(),
+            Arc::downgrade(session.store()),
+            &path,
+            &Default::default(),
+        )
         .unwrap();
     for spec in specs {
         let tool = xcsh_isolate::tool::IsolatedTool::new(spec, Arc::clone(&pack)).unwrap();

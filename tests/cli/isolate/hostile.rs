@@ -196,7 +196,8 @@ fn a_forged_opened_reply_names_no_other_pack_and_claims_no_sandbox() {
     let output = env.run_command(command, "");
     assert!(
         output.stdout.contains(&format!(
-            "Loaded tool pack fixture-hostile 6.6.6 from {}",
+            "Loaded tool pack fixture-hostile 6.6.6{} from {}",
+            crate::support::built(&path),
             path.display()
         )),
         "the path is the agent's: {output:?}"

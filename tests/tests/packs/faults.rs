@@ -52,12 +52,12 @@ fn a_panicking_factory_is_reported_and_the_rest_load() {
 #[test]
 fn an_incompatible_api_version_is_refused_by_its_declared_version() {
     let dir = TempDir::new().unwrap();
-    let bad = pack_path("fixture-abi-v2");
+    let bad = pack_path("fixture-abi-future");
     let session = with_good_pack(&dir, bad.clone());
     assert_eq!(
         single_problem(&session),
         format!(
-            "Failed to load tool pack {}: incompatible API version: pack declares ABI 2.0.0, this host loads ABI 1.x",
+            "Failed to load tool pack {}: incompatible API version: pack declares ABI 9.0.0, this host loads ABI 2.x, 1.x",
             bad.display()
         )
     );
@@ -177,7 +177,7 @@ fn every_misbehaving_pack_at_once_leaves_the_good_one_working() {
     let dir = TempDir::new().unwrap();
     let mut paths: Vec<PathBuf> = [
         "fixture-panic-factory",
-        "fixture-abi-v2",
+        "fixture-abi-future",
         "fixture-layout-mismatch",
         "fixture-not-a-pack",
     ]

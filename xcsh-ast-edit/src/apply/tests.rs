@@ -1,11 +1,13 @@
+use std::fs;
+use std::path::Path;
+
 use super::*;
 
 fn planned(path: &Path, original: &str, new_content: &str) -> PlannedWrite {
+    let display = path.file_name().unwrap().to_string_lossy().into_owned();
     PlannedWrite {
-        path: path.to_path_buf(),
-        display: path.file_name().unwrap().to_string_lossy().into_owned(),
+        snapshot: Snapshot::of(path, display, original.as_bytes()),
         replacements: 2,
-        original: ContentHash::of(original.as_bytes()),
         new_content: new_content.to_owned(),
     }
 }
@@ -72,30 +74,51 @@ fn all_stale_is_an_error_that_writes_nothing() {
 }
 
 #[test]
-fn applying_again_after_a_failure_finishes_the_rest() {
+fn a_file_that_cannot_be_written_fails_the_apply_before_any_write() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.rs");
     fs::write(&a, "old").unwrap();
-    // A directory where a file was previewed: reading it fails.
+    // A directory where a file was previewed: it cannot be written.
     let b = dir.path().join("b.rs");
     fs::create_dir(&b).unwrap();
     let writes = [planned(&a, "old", "new"), planned(&b, "old", "new")];
 
     let err = apply(&writes).unwrap_err();
-    assert!(
-        err.message().starts_with("could not write b.rs: ")
-            && err
-                .message()
-                .ends_with(" (1 other file written; applying again finishes the rest)"),
-        "{}",
-        err.message()
+    assert_eq!(
+        err.message(),
+        "could not write b.rs: not a regular file (a directory); no file was changed"
     );
-    assert_eq!(fs::read_to_string(&a).unwrap(), "new");
+    assert_eq!(fs::read_to_string(&a).unwrap(), "old");
 
     fs::remove_dir(&b).unwrap();
     fs::write(&b, "old").unwrap();
     let out = apply(&writes).unwrap();
     assert_eq!(out.details.unwrap()["appliedFiles"], 2);
+    assert_eq!(fs::read_to_string(&b).unwrap(), "new");
+}
+
+#[test]
+fn a_write_failing_half_way_puts_the_written_files_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let (a, b) = (root.join("a.rs"), root.join("b.rs"));
+    fs::write(&a, "old").unwrap();
+    fs::write(&b, "old").unwrap();
+    let writes = [planned(&a, "old", "new"), planned(&b, "old", "new")];
+
+    let fault = xcsh_safe_fs::fault::fail_nth_write(&root, 2);
+    let err = apply(&writes).unwrap_err();
+    assert_eq!(
+        err.message(),
+        format!(
+            "could not write b.rs: {}; no file was changed",
+            xcsh_safe_fs::fault::INJECTED_MESSAGE
+        )
+    );
+    assert_eq!(fs::read_to_string(&a).unwrap(), "old");
+    assert_eq!(fs::read_dir(&root).unwrap().count(), 2, "no backup is left");
+    drop(fault);
+    apply(&writes).unwrap();
     assert_eq!(fs::read_to_string(&b).unwrap(), "new");
 }
 
@@ -119,7 +142,7 @@ fn a_file_replaced_by_a_named_pipe_fails_at_once_and_writes_nothing() {
         .expect("apply blocked on a named pipe");
     assert_eq!(
         message,
-        "could not write a.rs: not a regular file (a named pipe)"
+        "could not write a.rs: not a regular file (a named pipe); no file was changed"
     );
 }
 

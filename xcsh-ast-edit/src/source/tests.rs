@@ -1,3 +1,4 @@
+use std::fs;
 use std::sync::mpsc;
 use std::time::Duration;
 

@@ -19,6 +19,8 @@ pub enum JournalEvent {
     /// `resolve` (or the end of the session) applied or discarded an
     /// action, or refused or failed to.
     Resolve,
+    /// A person (or the model, where allowed) undid an apply.
+    Undo,
 }
 
 /// One thing that happened to a pending action, as the session knows it.
@@ -60,6 +62,10 @@ pub struct JournalEntry {
     /// resolve.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
+    /// The undo snapshot of an apply (resolve events), or the snapshot an
+    /// undo restored (undo events).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 /// Where a session's journal entries go. Recording must not fail the

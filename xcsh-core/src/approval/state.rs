@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use super::{Approver, Journal, JournalEntry, JournalEvent, Policy, PolicyFn};
 use crate::PendingEntry;
+use crate::apply_observer::ApplyObserver;
 
 /// Where a pending action came from: the tool call that pushed it and
 /// the text that call returned.
@@ -20,6 +21,7 @@ pub(crate) struct Approvals {
     policy: RwLock<Option<Arc<PolicyFn>>>,
     approver: RwLock<Option<Arc<dyn Approver>>>,
     journal: RwLock<Option<Arc<dyn Journal>>>,
+    observer: RwLock<Option<Arc<dyn ApplyObserver>>>,
     origins: Mutex<HashMap<u64, Origin>>,
 }
 
@@ -56,6 +58,14 @@ impl Approvals {
 
     pub(crate) fn set_journal(&self, journal: Arc<dyn Journal>) {
         write(&self.journal, journal);
+    }
+
+    pub(crate) fn set_observer(&self, observer: Arc<dyn ApplyObserver>) {
+        write(&self.observer, observer);
+    }
+
+    pub(crate) fn observer(&self) -> Option<Arc<dyn ApplyObserver>> {
+        read(&self.observer)
     }
 
     pub(crate) fn approver(&self) -> Option<Arc<dyn Approver>> {
@@ -108,6 +118,7 @@ impl Approvals {
             error: None,
             preview: None,
             details: None,
+            snapshot: None,
         }
     }
 

@@ -26,9 +26,10 @@
 //! end of the frozen prefix, not an invitation to append.
 
 pub mod v1;
+pub mod v2;
 
 /// The ABI major versions this crate's host side can load, newest first.
-pub const SUPPORTED_ABI_MAJORS: &[u32] = &[1];
+pub const SUPPORTED_ABI_MAJORS: &[u32] = &[2, 1];
 
 /// True if a pack declaring ABI version `major.x.y` can be loaded.
 pub fn supported_major(major: u32) -> bool {

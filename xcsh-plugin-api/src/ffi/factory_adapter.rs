@@ -5,6 +5,7 @@ use abi_stable::std_types::{RResult, RVec};
 use super::guard::guard;
 use super::tool_adapter::ToolAdapter;
 use crate::abi::v1::{CustomToolApiHandle, CustomToolBox, FfiError};
+use crate::abi::v2::CustomToolApiV2Handle;
 use crate::sdk::{Factory, Host};
 
 /// The signature of a pack's factory function.
@@ -20,8 +21,21 @@ pub fn __create_tools(
     factory: FactoryFn,
     api: CustomToolApiHandle,
 ) -> RResult<RVec<CustomToolBox>, FfiError> {
+    tools_for(factory, Host::new(api))
+}
+
+/// The `create_tools` entry of an ABI version 2 pack: as
+/// [`__create_tools`], with the v2 host API.
+#[doc(hidden)]
+pub fn __create_tools_v2(
+    factory: FactoryFn,
+    api: CustomToolApiV2Handle,
+) -> RResult<RVec<CustomToolBox>, FfiError> {
+    tools_for(factory, Host::new_v2(api))
+}
+
+fn tools_for(factory: FactoryFn, host: Host) -> RResult<RVec<CustomToolBox>, FfiError> {
     guard(|| {
-        let host = Host::new(api);
         let pack = factory(&host)?;
         Ok(pack
             .tools

@@ -10,6 +10,6 @@ mod guard;
 mod tool_adapter;
 
 pub(crate) use action_adapter::boxed_action;
-pub use export::{__lib_header, __root_module};
-pub use factory_adapter::{__create_tools, FactoryFn};
+pub use export::{__config_schema, __lib_header, __lib_header_v2, __root_module, __root_module_v2};
+pub use factory_adapter::{__create_tools, __create_tools_v2, FactoryFn};
 pub use guard::guard;

@@ -43,9 +43,28 @@ impl ToolContext<'_> {
         &self.cwd
     }
 
-    /// `path` resolved against the working directory.
+    /// `path` joined to the working directory, as it is: `..`, absolute
+    /// paths and links are not checked. Use
+    /// [`confined_path`](Self::confined_path) for a path the model gave.
     pub fn resolve_path(&self, path: impl AsRef<Path>) -> PathBuf {
         self.cwd.join(path)
+    }
+
+    /// `path` (as the model gave it: relative to the working directory, or
+    /// absolute) resolved the way the agent's own tools resolve paths:
+    /// `.` and `..` applied and every symbolic link followed, dangling
+    /// ones too. A path that leads outside the working directory is
+    /// refused with the agent's own message, unless the user started xcsh
+    /// with `--allow-outside-root`. The path need not exist.
+    ///
+    /// # Errors
+    ///
+    /// `path {path} is outside the working directory: it resolves to
+    /// {where} (start xcsh with --allow-outside-root to allow this)`, or
+    /// `cannot resolve path {path}: {why}` when a link cannot be read.
+    pub fn confined_path(&self, path: impl AsRef<Path>) -> Result<PathBuf, ToolError> {
+        xcsh_safe_fs::confine(&self.cwd, path, self.host.outside_root_allowed())
+            .map_err(|error| ToolError::new(error.to_string()))
     }
 
     /// Sends a partial result to the host now.

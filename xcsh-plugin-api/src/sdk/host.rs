@@ -3,7 +3,10 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::abi::v1::CustomToolApiHandle;
+use abi_stable::std_types::RResult;
+
+use crate::abi::v1::{CustomToolApiHandle, CustomToolPendingActionBox, FfiError, FfiLogLevel};
+use crate::abi::v2::CustomToolApiV2Handle;
 use crate::ffi::boxed_action;
 
 use super::{LogLevel, PendingAction, ToolError};
@@ -19,12 +22,32 @@ use super::{LogLevel, PendingAction, ToolError};
 /// work from any thread at any time.
 #[derive(Clone)]
 pub struct Host {
-    api: CustomToolApiHandle,
+    api: Api,
+}
+
+/// The host API of the ABI version the host loaded the pack under.
+#[derive(Clone)]
+enum Api {
+    V1(CustomToolApiHandle),
+    V2(CustomToolApiV2Handle),
+}
+
+impl Api {
+    fn push(&self, action: CustomToolPendingActionBox) -> RResult<(), FfiError> {
+        match self {
+            Self::V1(api) => api.push_pending_action(action),
+            Self::V2(api) => api.push_pending_action(action),
+        }
+    }
 }
 
 impl Host {
     pub(crate) fn new(api: CustomToolApiHandle) -> Self {
-        Self { api }
+        Self { api: Api::V1(api) }
+    }
+
+    pub(crate) fn new_v2(api: CustomToolApiV2Handle) -> Self {
+        Self { api: Api::V2(api) }
     }
 
     /// Registers a pending action with the session's store.
@@ -38,19 +61,58 @@ impl Host {
     pub fn push_pending_action(&self, action: PendingAction) -> Result<(), ToolError> {
         action.check()?;
         self.api
-            .push_pending_action(boxed_action(action))
+            .push(boxed_action(action))
             .into_result()
             .map_err(|e| ToolError::new(e.message.into_string()))
     }
 
     /// The session's working directory.
     pub fn cwd(&self) -> PathBuf {
-        PathBuf::from(self.api.cwd().into_string())
+        let cwd = match &self.api {
+            Api::V1(api) => api.cwd(),
+            Api::V2(api) => api.cwd(),
+        };
+        PathBuf::from(cwd.into_string())
     }
 
     /// Writes `message` to the host's log.
     pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
-        self.api.log(level.into(), message.as_ref().into());
+        let (level, message): (FfiLogLevel, _) = (level.into(), message.as_ref().into());
+        match &self.api {
+            Api::V1(api) => api.log(level, message),
+            Api::V2(api) => api.log(level, message),
+        }
+    }
+
+    /// True if the user lets tools work outside the session's working
+    /// directory (`xcsh --allow-outside-root`).
+    /// [`ToolContext::confined_path`](super::ToolContext::confined_path)
+    /// follows it; read it here only for paths that helper cannot take.
+    pub fn outside_root_allowed(&self) -> bool {
+        match &self.api {
+            Api::V1(_) => false,
+            Api::V2(api) => api.outside_root_allowed(),
+        }
+    }
+
+    /// The pack's configuration: its table in the user's config
+    /// (`[packs.NAME]`), as `T`, the type named in
+    /// [`export_tool_pack!`](crate::export_tool_pack)`(factory, config = T)`.
+    /// The host validated the table against `T`'s schema before the
+    /// factory ran (a bad key fails the load naming it), and a table the
+    /// user did not write reads as `{}`, so `T`'s serde defaults apply.
+    ///
+    /// # Errors
+    ///
+    /// The table does not deserialize as `T` (only if `T` is not the type
+    /// the pack exported): `pack configuration: {serde's message}`.
+    pub fn config<T: serde::de::DeserializeOwned>(&self) -> Result<T, ToolError> {
+        let text = match &self.api {
+            Api::V1(_) => "{}".into(),
+            Api::V2(api) => api.pack_config().into_string(),
+        };
+        serde_json::from_str(&text)
+            .map_err(|error| ToolError::new(format!("pack configuration: {error}")))
     }
 }
 

@@ -1,0 +1,51 @@
+use serde_json::json;
+
+use super::*;
+
+fn tables(value: Value) -> PackTables {
+    serde_json::from_value(value).unwrap()
+}
+
+#[test]
+fn a_project_narrows_numbers_lists_and_switches() {
+    let user = tables(json!({"text-replace": {
+        "max_files": 100, "globs": ["*.rs", "*.md"], "allow_delete": true, "mode": "fast"}}));
+    let project = tables(json!({"text-replace": {
+        "max_files": 10, "globs": ["*.rs"], "allow_delete": false, "mode": "fast"}}));
+    let (merged, ignored) = narrow(&user, &project);
+    assert_eq!(ignored, []);
+    assert_eq!(
+        merged["text-replace"],
+        json!({"max_files": 10, "globs": ["*.rs"], "allow_delete": false, "mode": "fast"})
+    );
+}
+
+#[test]
+fn what_would_widen_is_ignored_and_named() {
+    let user = tables(json!({"text-replace": {
+        "max_files": 5, "globs": ["*.rs"], "allow_delete": false, "mode": "fast",
+        "limits": {"bytes": 10}}}));
+    let project = tables(json!({
+        "text-replace": {"max_files": 50, "globs": ["*"], "allow_delete": true,
+                         "mode": "slow", "other": 1, "limits": {"bytes": 20}},
+        "unset-pack": {"x": 1}}));
+    let (merged, ignored) = narrow(&user, &project);
+    assert_eq!(merged["text-replace"], user["text-replace"]);
+    assert!(!merged.contains_key("unset-pack"));
+    let lines: Vec<String> = ignored
+        .iter()
+        .map(|w| format!("{} {}: {}", w.pack, w.key, w.why))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "text-replace allow_delete: true widens the user's false",
+            "text-replace globs: \"*\" is not in the user's list",
+            "text-replace limits.bytes: 20 is more than the user's 10",
+            "text-replace max_files: 50 is more than the user's 5",
+            "text-replace mode: \"slow\" differs from the user's \"fast\"",
+            "text-replace other: the user's config does not set it",
+            "unset-pack x: the user's config does not configure this pack",
+        ]
+    );
+}

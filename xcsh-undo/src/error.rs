@@ -1,0 +1,74 @@
+//! What can go wrong snapshotting or undoing.
+
+use std::path::PathBuf;
+
+/// An undo store error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum UndoError {
+    /// The shadow repository could not be opened, read or written.
+    #[error("undo store: {0}")]
+    Git(#[from] git2::Error),
+    /// A file of the store or the working directory could not be read or
+    /// written.
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        /// The step that failed, e.g. `write`.
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line of the store's log is not a record.
+    #[error("undo log {}: line {line}: {message}", path.display())]
+    BadLog {
+        /// The log file.
+        path: PathBuf,
+        /// The line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// No apply of this directory has a snapshot.
+    #[error("Nothing to undo: no apply in {} has a snapshot.", .0.display())]
+    NothingToUndo(PathBuf),
+    /// No apply with this id.
+    #[error("No apply {0} to undo here (xcsh undo --list shows them).")]
+    UnknownId(u64),
+    /// That apply was undone before.
+    #[error("Apply {0} was already undone.")]
+    AlreadyUndone(u64),
+    /// A later apply, not undone, changed some of the same files.
+    #[error(
+        "Undo refused: apply {later} (\"{label}\") came later and changed the same files: {paths}. Undo it first."
+    )]
+    LaterApply {
+        /// The later apply's id.
+        later: u64,
+        /// Its label.
+        label: String,
+        /// The files both changed, comma-separated.
+        paths: String,
+    },
+    /// Files changed since the apply; nothing was restored.
+    #[error("Undo refused: {count} file{s} changed since apply {id}: {paths}. Nothing was restored; --force restores them anyway.", s = if *.count == 1 { "" } else { "s" })]
+    Stale {
+        /// The apply's id.
+        id: u64,
+        /// How many files.
+        count: usize,
+        /// The files, comma-separated.
+        paths: String,
+    },
+}
+
+impl UndoError {
+    pub(crate) fn io(
+        what: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| Self::Io { what, path, source }
+    }
+}

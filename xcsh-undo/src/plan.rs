@@ -1,0 +1,79 @@
+//! What undoing one apply would do, checked before anything is written.
+
+use crate::log::LogLine;
+use crate::ops::{PathOp, Plan};
+use crate::{ChangeKind, FileState, Store, UndoError};
+
+impl Store {
+    /// The undo of apply `id` (the newest one not undone when `None`): its
+    /// paths, and which of them changed since.
+    ///
+    /// # Errors
+    ///
+    /// Nothing to undo, an unknown or already undone id, a later apply not
+    /// undone that changed some of the same files, or a file that cannot
+    /// be read.
+    pub fn plan(&self, id: Option<u64>) -> Result<Plan, UndoError> {
+        let undoable = self.undoable()?;
+        let apply = match id {
+            None => undoable
+                .first()
+                .cloned()
+                .ok_or_else(|| UndoError::NothingToUndo(self.cwd().to_owned()))?,
+            Some(id) => match undoable.iter().find(|apply| apply.id == id) {
+                Some(apply) => apply.clone(),
+                None => {
+                    let known = self
+                        .lines()?
+                        .iter()
+                        .any(|line| matches!(line, LogLine::Apply(apply) if apply.id == id));
+                    return Err(if known {
+                        UndoError::AlreadyUndone(id)
+                    } else {
+                        UndoError::UnknownId(id)
+                    });
+                }
+            },
+        };
+        let touched: Vec<&str> = apply.changes.iter().flat_map(|c| c.paths()).collect();
+        // Newest first: the first later apply found is the one to undo first.
+        for later in undoable.iter().filter(|later| later.id > apply.id).rev() {
+            let both: Vec<&str> = later
+                .changes
+                .iter()
+                .flat_map(|c| c.paths())
+                .filter(|path| touched.contains(path))
+                .collect();
+            if !both.is_empty() {
+                return Err(UndoError::LaterApply {
+                    later: later.id,
+                    label: later.label.clone(),
+                    paths: both.join(", "),
+                });
+            }
+        }
+        let mut ops = Vec::new();
+        for change in &apply.changes {
+            let op = |path: &str, expect: &Option<FileState>, restore: &Option<FileState>| PathOp {
+                path: path.to_owned(),
+                expect: expect.clone(),
+                restore: restore.clone(),
+            };
+            match (change.kind, &change.from) {
+                (ChangeKind::Renamed, Some(from)) => {
+                    ops.push(op(&change.path, &change.after, &None));
+                    ops.push(op(from, &None, &change.before));
+                }
+                _ => ops.push(op(&change.path, &change.after, &change.before)),
+            }
+        }
+        ops.sort_by_key(|op| op.restore.is_some());
+        let mut stale = Vec::new();
+        for op in &ops {
+            if FileState::of(&self.cwd().join(&op.path))? != op.expect {
+                stale.push(op.path.clone());
+            }
+        }
+        Ok(Plan { apply, ops, stale })
+    }
+}
