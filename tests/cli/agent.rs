@@ -93,7 +93,7 @@ fn the_conversation_prints_as_run_pretty_does_and_the_apply_is_journaled() {
     );
     assert_eq!(output.code, Some(0), "{output:?}");
     let expected = format!(
-        "Loaded tool pack batch-rename 0.1.0 from {}: batch_rename_preview
+        "Loaded tool pack batch-rename 0.1.0{} from {}: batch_rename_preview
 ✓ batch_rename_preview  Batch rename preview (2 files):
     draft-intro.md → final-intro.md
     draft-usage.md → final-usage.md
@@ -105,6 +105,7 @@ fn the_conversation_prints_as_run_pretty_does_and_the_apply_is_journaled() {
 model: Renamed both drafts.
 Agent stopped: the model finished
 ",
+        crate::support::built(&pack),
         pack.display()
     );
     assert_eq!(output.stdout, expected);
