@@ -16,7 +16,7 @@ use xcsh_sources::{self as sources, PLUGIN_PATH_ENV, RunPolicy, UserDirs};
 
 use crate::cli::{Cli, Command, PackCommand};
 use crate::terminal_approver::TerminalApprover;
-use crate::{journal, pack, repl, run, template, tools, trust};
+use crate::{agent_cmd, journal, pack, repl, run, template, tools, trust};
 
 /// Runs the command line of this process.
 ///
@@ -37,6 +37,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(_)
         | Command::Repl(_)
         | Command::Mcp(_)
+        | Command::Agent(_)
         | Command::Pack(_)
         | Command::Trust(_)
         | Command::PackHost(_)
@@ -177,6 +178,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
                 }))
         }
         Command::Repl(_) => agent.session.set_approver(Arc::new(TerminalApprover)),
+        Command::Agent(args) => agent_cmd::set_approver(&agent, args),
         _ => {}
     }
 
@@ -185,6 +187,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
         Command::Mcp(_) => xcsh_mcp::serve(agent)?,
+        Command::Agent(args) => return agent_cmd::run(&agent, args, &collected.settings),
         Command::Pack(_) | Command::Trust(_) | Command::Journal(_) | Command::Undo(_) => {
             unreachable!("handled before any pack loads")
         }

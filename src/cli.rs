@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
-pub use xcsh_sources::PackArgs;
+pub use xcsh_sources::{ModelArgs, PackArgs};
 
 /// Where packs come from, for `--help`.
 const SOURCES_HELP: &str = "\
@@ -42,6 +42,7 @@ impl Cli {
             Command::Run(args) => &args.packs,
             Command::Repl(args) => &args.packs,
             Command::Mcp(args) => &args.packs,
+            Command::Agent(args) => &args.packs,
             Command::Pack(_) | Command::Trust(_) | Command::Journal(_) | Command::Undo(_) => {
                 static NONE: std::sync::LazyLock<PackArgs> =
                     std::sync::LazyLock::new(PackArgs::default);
@@ -67,6 +68,9 @@ pub enum Command {
     /// input and output (one session; `resolve` listed while anything is
     /// pending).
     Mcp(McpArgs),
+    /// Give a task to a model: its tool calls run in the session, and
+    /// while anything is pending it is steered to `resolve`.
+    Agent(AgentArgs),
     /// Show the journal: the recent pushes, resolves and answers.
     Journal(JournalArgs),
     /// Undo an apply: put back the files it changed, from the snapshot
@@ -369,6 +373,49 @@ pub struct McpArgs {
     /// With --http: let requests in without the bearer token.
     #[arg(long, requires = "http")]
     pub no_token: bool,
+}
+
+/// Options of `xcsh agent`. The model comes from these flags, else the
+/// user's config's `[model]` table (never a project's).
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The task (nothing: read it from standard input).
+    #[arg(value_name = "TASK")]
+    pub task: Vec<String>,
+
+    /// Print JSON lines (one per request, answer, call and step down the
+    /// tool-choice ladder, then the end) instead of the conversation.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Which model, and how to reach it.
+    #[command(flatten)]
+    pub model: ModelArgs,
+
+    /// Stop after N model requests.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub max_turns: u32,
+
+    /// Stop once the requests have used N tokens (input and output).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_tokens: u64,
+
+    /// Stop after SECONDS of wall time (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
+    pub time_limit: u64,
+
+    /// Answer yes to every apply a policy puts to a person, when there is
+    /// no terminal to ask on.
+    #[arg(long, conflicts_with = "decline_all")]
+    pub approve_all: bool,
+
+    /// Answer no to every apply a policy puts to a person.
+    #[arg(long)]
+    pub decline_all: bool,
+
+    /// Tool packs to load.
+    #[command(flatten)]
+    pub packs: PackArgs,
 }
 
 #[cfg(test)]

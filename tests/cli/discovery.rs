@@ -189,7 +189,7 @@ fn an_invalid_config_file_stops_with_one_line() {
     );
     let expected = |config: &std::path::Path| {
         format!(
-            "error: invalid config file {}: line 1: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `packs`, `undo`\n",
+            "error: invalid config file {}: line 1: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `model`, `packs`, `undo`\n",
             config.display()
         )
     };

@@ -2,6 +2,7 @@
 //! process over the real, built sample packs (built once per run by
 //! `xcsh_test_support`), in temporary working and home directories.
 
+mod agent;
 mod approvals;
 mod confinement;
 mod crash;

@@ -93,6 +93,9 @@ pub struct Settings {
     /// journal records what a project does, so it is not the project's to
     /// move or turn off).
     pub journal: Option<crate::config::JournalConfig>,
+    /// The user's config's `[model]` table (a project's is ignored: which
+    /// model reads the project, and with whose key, is the user's choice).
+    pub model: Option<crate::model_config::ModelConfig>,
     /// Each pack's configuration table: the user's, narrowed by a trusted
     /// project's.
     pub packs: crate::pack_tables::PackTables,
@@ -192,13 +195,15 @@ pub fn collect(
             Verdict::Trusted { config, record } => {
                 tracing::info!(dir = %project.dir.display(), "trusted project");
                 if let Some(config) = &config {
-                    // Isolation grants capabilities, and the journal records
-                    // what the project does: the user's alone. Said as a
+                    // Isolation grants capabilities, the journal records
+                    // what the project does, and the model (with whose key)
+                    // reads it: the user's alone. Said as a
                     // warning of the session, so every front end (and
                     // `xcsh tools`' report) says it the same way.
                     let users_only = [
                         (config.isolation.is_some(), "isolation", "isolation is set"),
                         (config.journal.is_some(), "journal", "the journal is set"),
+                        (config.model.is_some(), "model", "the model is set"),
                     ];
                     for (_, table, what) in users_only.into_iter().filter(|(set, ..)| *set) {
                         skipped.push(SourceWarning {
@@ -248,6 +253,7 @@ pub fn collect(
         settings.isolation = config.isolation;
         settings.approval = config.approval;
         settings.journal = config.journal;
+        settings.model = config.model;
         settings.packs = config.packs;
         settings.undo = config.undo.map(|undo| *undo);
         let origin = Origin::Config(path);

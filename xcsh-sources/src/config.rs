@@ -24,6 +24,11 @@
 //! path = ".xcsh/journal.jsonl"             # relative to the working directory
 //! enabled = true
 //!
+//! # The model `xcsh agent` talks to (user config only; see `model_config`).
+//! [model]
+//! base_url = "http://127.0.0.1:8080/v1"
+//! model = "smollm2"
+//!
 //! # Undo snapshots around every apply (see `undo_config`).
 //! [undo]
 //! enabled = true
@@ -77,6 +82,9 @@ pub struct Config {
     /// Where the journal goes; read from the user's config only.
     #[serde(default)]
     pub journal: Option<JournalConfig>,
+    /// The model `xcsh agent` talks to; read from the user's config only.
+    #[serde(default)]
+    pub model: Option<crate::model_config::ModelConfig>,
     /// Each pack's own configuration, by pack name (`[packs.NAME]`),
     /// checked against the schema the pack declares when it loads. A
     /// project's tables can only narrow the user's.
@@ -184,6 +192,7 @@ impl Config {
             tool_timeout_secs: self.tool_timeout_secs,
             approval: self.approval,
             journal: self.journal,
+            model: self.model,
             packs: self.packs,
             undo: self.undo,
             allow_list: self.allow_list.map(|list| {
@@ -212,7 +221,7 @@ mod tests {
     fn errors_are_one_line_with_the_line_number() {
         assert_eq!(
             Config::parse("plugins = []\nplugin = [\"x\"]\n").unwrap_err(),
-            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `packs`, `undo`"
+            "line 2: unknown field `plugin`, expected one of `plugins`, `plugin_dirs`, `tool_timeout_secs`, `allow_list`, `isolation`, `approval`, `journal`, `model`, `packs`, `undo`"
         );
         assert_eq!(
             Config::parse("plugins = \"a.so\"\n").unwrap_err(),

@@ -6,8 +6,9 @@
 //! - [`flags`]: the pack flags every session-starting subcommand shares;
 //! - [`source`], [`discovery`], [`warning`]: the places to look, the library
 //!   files they name, and why a place gave none;
-//! - [`config`]: the config file (`config.toml`); [`undo_config`]: its
-//!   `[undo]` table;
+//! - [`config`]: the config file (`config.toml`); [`model_config`] its
+//!   `[model]` table and [`model_flags`] the flags over it (`xcsh agent`);
+//!   [`undo_config`]: its `[undo]` table;
 //! - [`project`] and [`trust_store`]: a working directory's `.xcsh` files
 //!   and which of them the user trusts (`xcsh trust`);
 //! - [`registry`], [`schema`] and [`registry_file`]: the installed packs'
@@ -27,6 +28,8 @@ pub mod config;
 pub mod discovery;
 pub mod file_lock;
 pub mod flags;
+pub mod model_config;
+pub mod model_flags;
 pub mod pack_tables;
 pub mod private_file;
 pub mod project;
@@ -45,6 +48,8 @@ pub use collect::{
 };
 pub use discovery::{Discovery, discover};
 pub use flags::PackArgs;
+pub use model_config::ModelConfig;
+pub use model_flags::ModelArgs;
 pub use registry::{PackRecord, REGISTRY_FILE_NAME, Registry};
 pub use registry_file::{Registries, RegistryFile, Scope, UsedRegistry};
 pub use run_policy::{DEFAULT_TOOL_TIMEOUT, RunPolicy};

@@ -1,0 +1,74 @@
+//! The model loop of `xcsh agent`.
+//!
+//! A [`ModelLoop`] asks a model [`Provider`] for the next step, runs the
+//! tool calls it answers with in an `xcsh_core` [`Session`] (approvals,
+//! journal, time limits and isolation are the session's), sends the
+//! results and the session's queued reminders back, and takes each
+//! request's tool choice from the session. While an action is pending the
+//! choice goes down a [`Ladder`]: `resolve` forced by name, then only
+//! `resolve` offered with `required`, then `auto` with the reminder; a
+//! rung the provider refuses is remembered for the session, a rung the
+//! model ignores is left for the action at hand, and a model that ignores
+//! every rung ends the loop with its actions discarded. Every loop is
+//! bounded ([`Bounds`]: requests, tokens, wall time) and interruptible.
+//!
+//! Two APIs: OpenAI-compatible Chat Completions and Anthropic Messages
+//! ([`Api`], configured by [`ModelSettings`]), over ureq, streamed
+//! (server-sent events) when asked.
+//!
+//! Front ends (the `xcsh agent` subcommand) depend on this crate; tool
+//! packs never do.
+//!
+//! ```no_run
+//! use xcsh_core::{ProviderCapabilities, Session};
+//! use xcsh_model::{Api, Bounds, Conversation, ModelLoop, ModelSettings};
+//!
+//! let settings = ModelSettings {
+//!     api: Api::Openai,
+//!     base_url: "http://127.0.0.1:8080/v1".to_owned(),
+//!     model: "local".to_owned(),
+//!     api_key_env: None,
+//!     stream: true,
+//!     request_timeout: None,
+//! };
+//! let provider = settings.connect().unwrap();
+//! let session = Session::new(".");
+//! let mut conversation = Conversation::new(None, "Rename the drafts");
+//! let outcome = ModelLoop::new(
+//!     &session,
+//!     provider.as_ref(),
+//!     ProviderCapabilities::default(),
+//!     Bounds::default(),
+//! )
+//! .run(&mut conversation, &mut |event| println!("{event:?}"));
+//! println!("{}", outcome.message);
+//! ```
+//!
+//! [`Session`]: xcsh_core::Session
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod anthropic;
+mod api_key;
+mod connect;
+mod conversation;
+mod error;
+mod event;
+mod http;
+pub mod ladder;
+mod model_loop;
+mod openai;
+mod provider;
+mod settings;
+
+pub use anthropic::ANTHROPIC_VERSION;
+pub use conversation::{Conversation, Message, ToolSpec};
+pub use error::ModelError;
+pub use event::{EndReason, Event, Outcome};
+pub use ladder::{Ladder, Rung};
+pub use model_loop::{Bounds, ModelLoop, RESOLVE_REMINDER};
+pub use provider::{Provider, Reply, Request, Usage};
+pub use settings::{Api, ModelSettings};
+
+/// The system prompt `xcsh agent` sends unless told otherwise.
+pub const DEFAULT_SYSTEM_PROMPT: &str = "You are xcsh, a coding agent. Use the tools to do the user's task. Tools that change files only preview the change and leave it pending: call the `resolve` tool with `apply` or `discard` (and a reason) to decide, before anything else.";
