@@ -109,6 +109,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
     policy.isolation.verbosity = cli.verbose;
     policy.isolation.protected = protected_paths(&collected.sources, &discovery.packs);
     policy.first_seen = Some(crate::first_seen::check(policy.tool_timeout));
+    policy.isolation.start_records =
+        xcsh_sources::UserDirs::cache().map(|dir| dir.join("isolated-starts"));
     let (packs, from_project) = (discovery.packs.clone(), discovery.from_project.clone());
     let mut agent = Agent::start(&cwd, discovery, &policy)?;
     let mut registries = Vec::new();

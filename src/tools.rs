@@ -135,7 +135,8 @@ pub fn to_text(agent: &Agent) -> String {
 }
 
 /// `NAME VERSION (PATH)` of a pack opened at start-up, and how it runs
-/// isolated if it does.
+/// isolated if it does (for a pack offered from its start record: how its
+/// last start ran, and `starts at first call`).
 fn describe_loaded(agent: &Agent, pack: &xcsh_loader::LoadedPack) -> String {
     let mut source = format!(
         "{} {} ({})",
@@ -150,6 +151,9 @@ fn describe_loaded(agent: &Agent, pack: &xcsh_loader::LoadedPack) -> String {
         ));
         if let Some(may_do) = &isolated.may_do {
             source.push_str(&format!(", {may_do}"));
+        }
+        if isolated.deferred {
+            source.push_str(", starts at first call");
         }
     }
     source
@@ -221,6 +225,9 @@ pub fn to_json(agent: &Agent) -> Value {
                         source["isolated"] = sandbox::describe(&isolated.sandbox).into();
                         if let Some(may_do) = &isolated.may_do {
                             source["may"] = may_do.clone().into();
+                        }
+                        if isolated.deferred {
+                            source["starts"] = "at first call".into();
                         }
                     }
                     source

@@ -25,12 +25,12 @@
 //! policy refused: trust is checked before this.
 
 use std::fmt;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::LoadError;
 use crate::pack_file::PackFile;
+use crate::private_cache::{PrivateCache, identity_key};
 
 /// What opening a library in a child process did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,23 +83,8 @@ impl FirstSeen {
 
     /// The cache directory, if it may be used: created if missing, owned
     /// by this user and writable by nobody else.
-    fn usable_cache(&self) -> Option<&Path> {
-        let dir = self.cache.as_deref()?;
-        if let Err(error) = create_private_dir(dir) {
-            tracing::debug!(dir = %dir.display(), %error, "first-seen cache not usable");
-            return None;
-        }
-        match std::fs::symlink_metadata(dir) {
-            Ok(metadata) if metadata.is_dir() && private_to_me(&metadata) => Some(dir),
-            _ => {
-                tracing::warn!(
-                    "not using the first-seen cache {}: it must be a directory owned by you and writable by nobody else (fix: chmod 700 {})",
-                    dir.display(),
-                    dir.display()
-                );
-                None
-            }
-        }
+    fn usable_cache(&self) -> Option<PrivateCache> {
+        PrivateCache::usable(self.cache.as_deref()?, "first-seen")
     }
 
     /// Checks the open pack `file`: from the cache, or by the probe.
@@ -112,23 +97,24 @@ impl FirstSeen {
     pub(crate) fn check(&self, file: &PackFile) -> Result<(), LoadError> {
         let cache = self.usable_cache();
         let identity = identity_key(file.metadata());
-        if let (Some(dir), Some(identity)) = (cache, &identity)
-            && let Some(sha) = read_entry(&dir.join(identity))
-            && let Some(result) = read_entry(&dir.join(format!("sha256-{sha}")))
+        if let (Some(cache), Some(identity)) = (&cache, &identity)
+            && let Some(sha) = cache.read_line(identity, MAX_ENTRY)
+            && let Some(result) = cache
+                .read_line(&format!("sha256-{sha}"), MAX_ENTRY)
                 .as_deref()
                 .and_then(remembered)
         {
             return result;
         }
         let sha = file.sha256()?;
-        let by_hash = cache.map(|dir| dir.join(format!("sha256-{sha}")));
-        if let Some(result) = by_hash
-            .as_deref()
-            .and_then(read_entry)
+        let by_hash = format!("sha256-{sha}");
+        if let Some(result) = cache
+            .as_ref()
+            .and_then(|cache| cache.read_line(&by_hash, MAX_ENTRY))
             .as_deref()
             .and_then(remembered)
         {
-            remember_identity(cache, identity.as_deref(), &sha);
+            remember_identity(cache.as_ref(), identity.as_deref(), &sha);
             return result;
         }
         let started = std::time::Instant::now();
@@ -149,9 +135,9 @@ impl FirstSeen {
                 return Ok(());
             }
         };
-        if let Some(path) = &by_hash {
-            write_entry(path, &line);
-            remember_identity(cache, identity.as_deref(), &sha);
+        if let Some(cache) = &cache {
+            cache.write(&by_hash, &format!("{line}\n"));
+            remember_identity(Some(cache), identity.as_deref(), &sha);
         }
         result
     }
@@ -167,93 +153,10 @@ fn remembered(line: &str) -> Option<Result<(), LoadError>> {
     }
 }
 
-fn remember_identity(cache: Option<&Path>, identity: Option<&str>, sha: &str) {
-    if let (Some(dir), Some(identity)) = (cache, identity) {
-        write_entry(&dir.join(identity), sha);
+fn remember_identity(cache: Option<&PrivateCache>, identity: Option<&str>, sha: &str) {
+    if let (Some(cache), Some(identity)) = (cache, identity) {
+        cache.write(identity, &format!("{sha}\n"));
     }
-}
-
-/// The name of the identity entry of a file with `metadata`; `None` where
-/// the system reports no inode and change time.
-#[cfg(unix)]
-fn identity_key(metadata: &std::fs::Metadata) -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
-    Some(format!(
-        "file-{}-{}-{}-{}.{}-{}.{}",
-        metadata.dev(),
-        metadata.ino(),
-        metadata.size(),
-        metadata.mtime(),
-        metadata.mtime_nsec(),
-        metadata.ctime(),
-        metadata.ctime_nsec()
-    ))
-}
-
-#[cfg(not(unix))]
-fn identity_key(_metadata: &std::fs::Metadata) -> Option<String> {
-    None
-}
-
-/// The first line of the regular cache file at `path`, read without
-/// following a link and at most [`MAX_ENTRY`] bytes of it.
-fn read_entry(path: &Path) -> Option<String> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW;
-        options.custom_flags(flags.bits() as i32);
-    }
-    let file = options.open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(MAX_ENTRY).read_to_string(&mut text).ok()?;
-    let line = text.lines().next()?.trim();
-    (!line.is_empty()).then(|| line.to_owned())
-}
-
-/// Writes `line` to `path` whole: into a new file beside it, renamed over
-/// it. A failure is only logged: the check is then paid again next time.
-fn write_entry(path: &Path, line: &str) {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let temporary = path.with_extension(format!(
-        "tmp-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temporary)
-        .and_then(|mut file| std::io::Write::write_all(&mut file, format!("{line}\n").as_bytes()))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&temporary);
-        tracing::debug!(path = %path.display(), %error, "first-seen entry not written");
-    }
-}
-
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
-}
-
-#[cfg(unix)]
-fn private_to_me(metadata: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    metadata.uid() == rustix::process::geteuid().as_raw() && metadata.mode() & 0o022 == 0
-}
-
-#[cfg(not(unix))]
-fn private_to_me(_metadata: &std::fs::Metadata) -> bool {
-    true
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@ mod pack_config;
 mod pack_file;
 mod pack_tool;
 mod preflight;
+pub mod private_cache;
 mod report;
 mod safe_path;
 #[cfg(target_os = "linux")]
@@ -62,6 +63,7 @@ pub use host_api::{HostBinding, STORE_UNAVAILABLE};
 pub use library::PackLibrary;
 pub use load::{PackLoader, load_packs, load_packs_with};
 pub use own_file::check_own_file;
+pub use private_cache::{PrivateCache, identity_key};
 pub use pack_tool::PackTool;
 pub use report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};
 #[cfg(unix)]

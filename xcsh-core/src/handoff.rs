@@ -117,6 +117,23 @@ impl Spin {
         }
     }
 
+    /// Polls `ready` for as long as this spin lasts. If that gave
+    /// nothing, wait in whatever way the value's maker wakes (a `poll(2)`
+    /// on a pipe, say), then hand the miss to [`missed`](Self::missed) so
+    /// the next spin learns from how long the whole wait took.
+    ///
+    /// # Errors
+    ///
+    /// [`SpinMissed`]: the spin ran out before `ready` gave a value.
+    pub fn poll<R>(&self, mut ready: impl FnMut() -> Option<R>) -> Result<R, SpinMissed> {
+        self.spin(None, &mut ready).map_err(SpinMissed)
+    }
+
+    /// Learns from a wait that outlasted the spin (see [`poll`](Self::poll)).
+    pub fn missed(&self, missed: SpinMissed) {
+        self.learn(missed.0.elapsed());
+    }
+
     /// The spin: a value `ready` gave, or when the spin started if it ran
     /// out (or reached `deadline`) first.
     fn spin<R>(
@@ -172,6 +189,11 @@ impl Spin {
         self.nanos.load(Ordering::Relaxed)
     }
 }
+
+/// A spin that ran out, and when it started (see [`Spin::poll`]).
+#[derive(Debug)]
+#[must_use = "hand it to Spin::missed once the value came"]
+pub struct SpinMissed(Instant);
 
 /// Wakes `waiter` after the value it polls for was made ready.
 pub(crate) fn wake(waiter: &Thread) {

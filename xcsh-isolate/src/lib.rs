@@ -31,6 +31,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bwrap;
+pub mod deferred;
 pub mod ending;
 pub mod environment;
 pub mod handover;
@@ -47,6 +48,8 @@ pub mod running;
 pub mod sandbox;
 pub mod seccomp;
 pub mod serve;
+pub mod spin_read;
+pub mod start_record;
 pub mod start_spec;
 pub mod stderr_tail;
 pub mod tool;

@@ -13,9 +13,11 @@ use xcsh_loader::{
     ToolConflict, TrustPolicy,
 };
 
+use super::deferred::{DeferredPack, DeferredTool, Recorded, StartContext};
 use super::pack::IsolatedPack;
 use super::policy::{Capability, IsolationPolicy, PackSettings, RequireSandbox};
 use super::process::StartSpec;
+use super::start_record::{StartInputs, StartRecord, StartRecords, identity_of};
 use super::tool::IsolatedTool;
 
 /// An isolated pack as `xcsh tools` shows it.
@@ -29,6 +31,9 @@ pub struct IsolatedInfo {
     pub sandbox: SandboxStatus,
     /// What that sandbox lets it do, in a phrase; `None`: unconfined.
     pub may_do: Option<String>,
+    /// Offered from its start record: its process starts at the first
+    /// call of one of its tools, and `sandbox` is what its last start got.
+    pub deferred: bool,
 }
 
 /// What loading did: the report, and which packs run isolated.
@@ -83,33 +88,60 @@ impl SessionLoader<'_> {
         loaded
     }
 
+    /// Loads a run of isolated packs: those with a start record are
+    /// offered from it (after the trust check a start makes) and start at
+    /// their first call; the others start now, in parallel, and their
+    /// start is recorded.
     fn load_isolated(&self, session: &Session, group: &[PathBuf], loaded: &mut Loaded) {
-        let started: Vec<_> = std::thread::scope(|scope| {
+        let records = self.isolation.start_records.clone().map(StartRecords::new);
+        let options = session.pack_options();
+        let context = Arc::new(StartContext {
+            trust: self.trust.clone(),
+            isolation: self.isolation.clone(),
+            timeout: self.timeout,
+            cwd: session.cwd().to_path_buf(),
+            store: Arc::downgrade(session.store()),
+            options: Arc::clone(&options),
+        });
+        let offers: Vec<Option<Result<Offer, LoadError>>> = group
+            .iter()
+            .map(|path| {
+                let records = records.as_ref()?;
+                self.recorded(session.cwd(), path, &options, records)
+                    .map(|offer| offer.map(Offer::Deferred))
+            })
+            .collect();
+        let started: Vec<Result<Offer, LoadError>> = std::thread::scope(|scope| {
             let starting: Vec<_> = group
                 .iter()
-                .map(|path| {
-                    scope.spawn(move || {
-                        let options = session.pack_options();
-                        self.start(
-                            session.cwd(),
-                            Arc::downgrade(session.store()),
-                            path,
-                            &options,
-                        )
-                    })
+                .zip(offers)
+                .map(|(path, offer)| match offer {
+                    Some(offer) => Done(offer),
+                    None => Starting(scope.spawn(|| {
+                        self.start_recording(session, path, &options, records.as_ref())
+                            .map(|(pack, tools)| Offer::Started(pack, tools))
+                    })),
                 })
                 .collect();
             starting
                 .into_iter()
-                .map(|thread| {
-                    thread
+                .map(|offer| match offer {
+                    Done(offer) => offer,
+                    Starting(thread) => thread
                         .join()
-                        .unwrap_or_else(|_| Err(LoadError::Isolated("its start panicked".into())))
+                        .unwrap_or_else(|_| Err(LoadError::Isolated("its start panicked".into()))),
                 })
                 .collect()
         });
-        for (path, started) in group.iter().zip(started) {
-            match started.and_then(|(pack, tools)| register(session, pack, tools, loaded)) {
+        for (path, offer) in group.iter().zip(started) {
+            let registered = offer.and_then(|offer| match offer {
+                Offer::Started(pack, tools) => register(session, pack, tools, loaded),
+                Offer::Deferred(recorded) => {
+                    let pack = Arc::new(DeferredPack::new(recorded, Arc::clone(&context)));
+                    register_deferred(session, &pack, loaded)
+                }
+            });
+            match registered {
                 Ok(pack) => loaded.report.loaded.push(pack),
                 Err(error) => {
                     let failure = LoadFailure {
@@ -120,6 +152,79 @@ impl SessionLoader<'_> {
                     loaded.report.failures.push(failure);
                 }
             }
+        }
+    }
+
+    /// The start record of the pack at `path`, if there is one for a start
+    /// from `cwd` with `options`: `None` when it must start now. The trust
+    /// check a start makes is made here too, so a pack the policy refuses
+    /// is refused at start-up whether or not it has a record.
+    fn recorded(
+        &self,
+        cwd: &Path,
+        path: &Path,
+        options: &PackOptions,
+        records: &StartRecords,
+    ) -> Option<Result<Recorded, LoadError>> {
+        let canonical = std::fs::canonicalize(path).ok()?;
+        let (open, settings) = self.request(cwd, &canonical, options);
+        let record = records.find(&canonical, &self.inputs(&open, &settings))?;
+        Some(self.trust.check(&canonical).map(|()| Recorded {
+            may_do: super::sandbox::may_do(&open.sandbox, &record.sandbox),
+            built: std::fs::metadata(&canonical)
+                .and_then(|m| m.modified())
+                .ok(),
+            path: canonical,
+            record,
+        }))
+    }
+
+    /// [`start`](Self::start), keeping a record of it in `records`.
+    fn start_recording(
+        &self,
+        session: &Session,
+        path: &Path,
+        options: &PackOptions,
+        records: Option<&StartRecords>,
+    ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
+        // The identity before the file is opened: if it changes while
+        // being opened, the record names an identity it no longer has.
+        let identity = records.and(identity_of(path));
+        let (pack, tools) = self.start(
+            session.cwd(),
+            Arc::downgrade(session.store()),
+            path,
+            options,
+        )?;
+        if let (Some(records), Some(identity)) = (records, identity) {
+            match pack.sha256() {
+                Ok(sha256) => {
+                    let (open, settings) = self.request(session.cwd(), pack.path(), options);
+                    let record = StartRecord {
+                        sha256,
+                        name: pack.name().to_owned(),
+                        version: pack.version().to_owned(),
+                        sandbox: pack.sandbox().clone(),
+                        tools: tools.clone(),
+                    };
+                    records.keep(&identity, &self.inputs(&open, &settings), &record);
+                }
+                Err(error) => tracing::debug!(%error, "start record not kept"),
+            }
+        }
+        Ok((pack, tools))
+    }
+
+    /// What a start of the pack at `path` (canonical) depends on, beside
+    /// the file.
+    fn inputs<'b>(&'b self, open: &'b OpenPack, settings: &'b PackSettings) -> StartInputs<'b> {
+        StartInputs {
+            open,
+            env: &settings.env,
+            protected: &self.isolation.protected,
+            without_namespaces: self.isolation.without_namespaces,
+            require_namespaces: settings.require_sandbox == RequireSandbox::Full,
+            exe: self.isolation.host_exe.as_deref(),
         }
     }
 
@@ -138,9 +243,29 @@ impl SessionLoader<'_> {
         options: &PackOptions,
     ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
         let pack = Arc::new(SealedPack::open(path, self.trust)?);
+        let (open, settings) = self.request(cwd, pack.path(), options);
+        let spec = StartSpec {
+            exe: self.isolation.host_exe.clone(),
+            verbosity: self.isolation.verbosity,
+            open,
+            // Opening is part of the first call's work: the same limit.
+            open_limit: self.timeout,
+            frame_limit: self.isolation.frame_limit(),
+            protected: self.isolation.protected.clone(),
+            require_namespaces: settings.require_sandbox == RequireSandbox::Full,
+            env: Some(settings.env),
+            without_namespaces: self.isolation.without_namespaces,
+            pack,
+        };
+        IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)
+    }
+
+    /// What the process of the pack at `library` (canonical) is asked to
+    /// open, working in `cwd`, and the pack's settings.
+    fn request(&self, cwd: &Path, library: &Path, options: &PackOptions) -> (OpenPack, PackSettings) {
         let settings = self
             .isolation
-            .settings_for(path)
+            .settings_for(library)
             .unwrap_or_else(|| PackSettings {
                 capabilities: Vec::new(),
                 memory_limit: None,
@@ -148,36 +273,40 @@ impl SessionLoader<'_> {
                 env: Vec::new(),
             });
         let cwd = cwd.to_path_buf();
-        let spec = StartSpec {
-            exe: self.isolation.host_exe.clone(),
-            verbosity: self.isolation.verbosity,
-            open: OpenPack {
-                path: pack.path().to_path_buf(),
-                cwd: cwd.clone(),
-                sandbox: SandboxRequest {
-                    writable: vec![cwd, std::env::temp_dir()],
-                    write_anywhere: settings.capabilities.contains(&Capability::WriteAnywhere),
-                    network: settings.capabilities.contains(&Capability::Network),
-                    processes: settings.capabilities.contains(&Capability::Processes),
-                    required: settings.require_sandbox != RequireSandbox::No,
-                },
-                memory_limit: settings.memory_limit,
-                allow_outside_root: options.allow_outside_root,
-                configs_json: serde_json::to_string(&options.configs)
-                    .unwrap_or_else(|_| "{}".to_owned()),
+        let open = OpenPack {
+            path: library.to_path_buf(),
+            cwd: cwd.clone(),
+            sandbox: SandboxRequest {
+                writable: vec![cwd, std::env::temp_dir()],
+                write_anywhere: settings.capabilities.contains(&Capability::WriteAnywhere),
+                network: settings.capabilities.contains(&Capability::Network),
+                processes: settings.capabilities.contains(&Capability::Processes),
+                required: settings.require_sandbox != RequireSandbox::No,
             },
-            // Opening is part of the first call's work: the same limit.
-            open_limit: self.timeout,
-            frame_limit: self.isolation.frame_limit(),
-            protected: self.isolation.protected.clone(),
-            env: Some(settings.env),
-            require_namespaces: settings.require_sandbox == RequireSandbox::Full,
-            without_namespaces: self.isolation.without_namespaces,
-            pack,
+            memory_limit: settings.memory_limit,
+            allow_outside_root: options.allow_outside_root,
+            configs_json: serde_json::to_string(&options.configs)
+                .unwrap_or_else(|_| "{}".to_owned()),
         };
-        IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)
+        (open, settings)
     }
 }
+
+/// How an isolated pack is offered to the session.
+enum Offer {
+    /// Its process started: the pack and the tools it offered.
+    Started(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>),
+    /// From its start record: it starts at its first call.
+    Deferred(Recorded),
+}
+
+/// A pack's offer, made or being made on a thread of its own.
+enum Pending<'scope, T> {
+    Done(T),
+    Starting(std::thread::ScopedJoinHandle<'scope, T>),
+}
+
+use Pending::{Done, Starting};
 
 /// Registers an isolated pack's tools, noting conflicts.
 fn register(
@@ -213,11 +342,56 @@ fn register(
         name: pack.name().to_owned(),
         sandbox: pack.sandbox().clone(),
         may_do: pack.may_do(),
+        deferred: false,
     });
     Ok(LoadedPack {
         path: pack.path().to_path_buf(),
         name: pack.name().to_owned(),
         version: pack.version().to_owned(),
+        tools: registered,
+        built: pack.built(),
+    })
+}
+
+/// Registers a deferred pack's recorded tools, noting conflicts.
+fn register_deferred(
+    session: &Session,
+    pack: &Arc<DeferredPack>,
+    loaded: &mut Loaded,
+) -> Result<LoadedPack, LoadError> {
+    let record = pack.record();
+    let mut registered = Vec::new();
+    for (index, spec) in record.tools.iter().enumerate() {
+        let invalid = |reason: String| LoadError::InvalidTool {
+            index: index + 1,
+            reason,
+        };
+        let tool = DeferredTool::new(spec, Arc::clone(pack)).map_err(invalid)?;
+        match session.register_tool(Arc::new(tool)) {
+            Ok(()) => registered.push(spec.name.clone()),
+            Err(RegistryError::Conflict { name }) => {
+                let conflict = ToolConflict {
+                    path: pack.path().to_path_buf(),
+                    name,
+                };
+                tracing::warn!(path = %pack.path().display(), "{conflict}");
+                loaded.report.conflicts.push(conflict);
+            }
+            Err(other) => return Err(invalid(other.to_string())),
+        }
+    }
+    tracing::info!(pack = record.name, tools = ?registered, "offered isolated tool pack from its start record; it starts at first call");
+    loaded.isolated.push(IsolatedInfo {
+        path: pack.path().to_path_buf(),
+        name: record.name.clone(),
+        sandbox: record.sandbox.clone(),
+        may_do: pack.may_do(),
+        deferred: true,
+    });
+    Ok(LoadedPack {
+        path: pack.path().to_path_buf(),
+        name: record.name.clone(),
+        version: record.version.clone(),
         tools: registered,
         built: pack.built(),
     })

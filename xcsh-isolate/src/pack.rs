@@ -120,6 +120,16 @@ impl IsolatedPack {
         self.spec.pack.built()
     }
 
+    /// The SHA-256 of the sealed copy of its library that its processes
+    /// map.
+    ///
+    /// # Errors
+    ///
+    /// The copy could not be read.
+    pub fn sha256(&self) -> Result<String, xcsh_loader::LoadError> {
+        self.spec.pack.sha256()
+    }
+
     /// The sandbox its process runs in.
     pub fn sandbox(&self) -> &SandboxStatus {
         &self.sandbox

@@ -189,6 +189,11 @@ pub struct IsolationPolicy {
     /// process may send ([`frame_limit`](Self::frame_limit)); `None`: no
     /// cap.
     pub result_cap: Option<usize>,
+    /// Where isolated packs' start records are kept
+    /// ([`start_record`](super::start_record)): a pack with a record is
+    /// offered from it and starts at its first call; `None`: every
+    /// isolated pack starts at start-up.
+    pub start_records: Option<PathBuf>,
 }
 
 /// What one isolated pack gets.
@@ -225,6 +230,7 @@ impl IsolationPolicy {
             host_exe: None,
             verbosity: 0,
             result_cap: None,
+            start_records: None,
         }
     }
 

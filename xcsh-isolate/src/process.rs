@@ -24,6 +24,7 @@ use super::running::Running;
 use super::serve::SUBCOMMAND;
 pub use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
+use super::spin_read::SpinRead;
 use super::{bwrap, handover, identity, reply_wait, wire};
 
 /// How often a waiting request looks at its call's cancellation flag.
@@ -135,7 +136,14 @@ impl PackProcess {
         };
         let stderr = StderrTail::start(stderr, &file_name);
         let mut writer = BufWriter::new(stdin);
-        let mut reader = BufReader::new(stdout);
+        let mut reader = match SpinRead::new(stdout) {
+            Ok(stdout) => BufReader::new(stdout),
+            Err(error) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("cannot set up its reply pipe: {error}"));
+            }
+        };
         let mut greeted = false;
         let (handshook, stopped) = within_limit(&mut child, spec.open_limit, || {
             handshake(
@@ -406,7 +414,7 @@ impl PackProcess {
     /// violation; `timeout` (the second) limits applies and rejects.
     fn read_replies(
         self: Arc<Self>,
-        mut reader: BufReader<ChildStdout>,
+        mut reader: BufReader<SpinRead<ChildStdout>>,
         (frame_limit, timeout): (usize, Option<Duration>),
         store: &Weak<PendingActionStore>,
         on_crash: &OnCrash,
@@ -476,7 +484,7 @@ impl PackProcess {
 /// `greeted` is set once the process's hello arrived (xcsh runs in it).
 fn handshake(
     writer: &mut BufWriter<ChildStdin>,
-    reader: &mut BufReader<ChildStdout>,
+    reader: &mut BufReader<SpinRead<ChildStdout>>,
     open: &OpenPack,
     limit: usize,
     greeted: &mut bool,

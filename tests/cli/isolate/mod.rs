@@ -17,6 +17,7 @@ mod reach_as_user;
 mod records;
 mod sandbox;
 mod seccomp;
+mod start_records;
 mod status;
 
 use std::fs;

@@ -1,0 +1,300 @@
+//! An isolated pack offered from its start record: its tools are in the
+//! session at once, and its process starts at the first call of one of
+//! them, once per session, with every check a start-up makes. It must
+//! then be the file recorded, offering the tools recorded (descriptors
+//! included: the model was shown those); otherwise its tools refuse to
+//! run and say why, and the session does not try again.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+use xcsh_core::{PackOptions, PendingActionStore, Tool, ToolContext, ToolError, ToolHints, ToolOutput};
+use xcsh_isolate_protocol::ToolSpec;
+use xcsh_loader::TrustPolicy;
+
+use super::load::SessionLoader;
+use super::policy::IsolationPolicy;
+use super::start_record::StartRecord;
+use super::tool::IsolatedTool;
+use super::wire;
+
+/// What a started pack gave: its tools by name, or why it did not start.
+type Started = Result<HashMap<String, Arc<IsolatedTool>>, String>;
+
+/// How to start a deferred pack: what its session's start-up had.
+#[derive(Debug)]
+pub(crate) struct StartContext {
+    pub(crate) trust: TrustPolicy,
+    pub(crate) isolation: IsolationPolicy,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) store: Weak<PendingActionStore>,
+    pub(crate) options: Arc<PackOptions>,
+}
+
+/// A pack found in the start records, as start-up offers it.
+#[derive(Debug)]
+pub(crate) struct Recorded {
+    /// The library's canonical path.
+    pub(crate) path: PathBuf,
+    /// What its last start reported.
+    pub(crate) record: StartRecord,
+    /// What the sandbox it got then lets it do, in a phrase.
+    pub(crate) may_do: Option<String>,
+    /// When its library file was last written.
+    pub(crate) built: Option<SystemTime>,
+}
+
+/// One isolated pack of one session, offered from its record.
+pub struct DeferredPack {
+    path: PathBuf,
+    record: StartRecord,
+    may_do: Option<String>,
+    built: Option<SystemTime>,
+    context: Arc<StartContext>,
+    started: Mutex<Option<Started>>,
+}
+
+impl DeferredPack {
+    pub(crate) fn new(recorded: Recorded, context: Arc<StartContext>) -> Self {
+        let Recorded {
+            path,
+            record,
+            may_do,
+            built,
+        } = recorded;
+        Self {
+            path,
+            record,
+            may_do,
+            built,
+            context,
+            started: Mutex::new(None),
+        }
+    }
+
+    /// What its last start reported.
+    pub fn record(&self) -> &StartRecord {
+        &self.record
+    }
+
+    /// The library's canonical path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// When its library file was last written (its build).
+    pub fn built(&self) -> Option<SystemTime> {
+        self.built
+    }
+
+    /// What the sandbox of its last start let it do, in a phrase.
+    pub fn may_do(&self) -> Option<String> {
+        self.may_do.clone()
+    }
+
+    /// True once the session started it (or tried to).
+    pub fn is_started(&self) -> bool {
+        xcsh_core::sync::lock(&self.started).is_some()
+    }
+
+    /// The started tool `tool`, starting the pack on first use.
+    fn tool(&self, tool: &str) -> Result<Arc<IsolatedTool>, ToolError> {
+        let mut started = xcsh_core::sync::lock(&self.started);
+        let started = started.get_or_insert_with(|| {
+            let result = self.start();
+            if let Err(failure) = &result {
+                tracing::warn!(
+                    "Failed to start isolated tool pack {} ({}): {failure}",
+                    self.record.name,
+                    self.path.display()
+                );
+            }
+            result
+        });
+        let name = &self.record.name;
+        match started {
+            Ok(tools) => tools.get(tool).cloned().ok_or_else(|| {
+                ToolError::new(format!(
+                    "Tool {tool} is unavailable: isolated pack {name} no longer offers it"
+                ))
+            }),
+            Err(failure) => Err(ToolError::new(format!(
+                "Tool {tool} is unavailable: isolated pack {name} failed to start: {failure}"
+            ))),
+        }
+    }
+
+    /// Opens, checks and starts the pack as a start-up would, then holds
+    /// it to its record.
+    fn start(&self) -> Started {
+        let context = &self.context;
+        tracing::info!(pack = %self.record.name, "starting isolated tool pack at first use");
+        let loader = SessionLoader {
+            trust: &context.trust,
+            isolation: &context.isolation,
+            timeout: context.timeout,
+            first_seen: None,
+        };
+        let (pack, specs) = loader
+            .start(&context.cwd, context.store.clone(), &self.path, &context.options)
+            .map_err(|e| e.to_string())?;
+        let restart = "restart xcsh to offer its tools anew";
+        let sha = pack.sha256().map_err(|e| e.to_string())?;
+        if sha != self.record.sha256 {
+            return Err(format!(
+                "{} changed after this session was shown its tools (SHA-256 {sha}, then {}); {restart}",
+                self.path.display(),
+                self.record.sha256
+            ));
+        }
+        if let Some(difference) = difference(&self.record.tools, &specs) {
+            return Err(format!(
+                "it does not offer the tools this session was shown ({difference}); {restart}"
+            ));
+        }
+        specs
+            .into_iter()
+            .map(|spec| {
+                let tool = IsolatedTool::new(spec, Arc::clone(&pack))?;
+                Ok((Tool::name(&tool).to_owned(), Arc::new(tool)))
+            })
+            .collect()
+    }
+}
+
+/// The first way `now` differs from `recorded`, in a phrase.
+fn difference(recorded: &[ToolSpec], now: &[ToolSpec]) -> Option<String> {
+    for spec in recorded {
+        match now.iter().find(|other| other.name == spec.name) {
+            None => return Some(format!("{} is gone", spec.name)),
+            Some(other) if other != spec => {
+                return Some(format!("{}'s descriptor changed", spec.name));
+            }
+            Some(_) => {}
+        }
+    }
+    now.iter()
+        .find(|spec| !recorded.iter().any(|old| old.name == spec.name))
+        .map(|spec| format!("{} is new", spec.name))
+}
+
+impl fmt::Debug for DeferredPack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeferredPack")
+            .field("name", &self.record.name)
+            .field("path", &self.path)
+            .field("started", &self.is_started())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A tool of a deferred pack: its recorded descriptor until called.
+pub struct DeferredTool {
+    name: String,
+    label: String,
+    description: String,
+    parameters: Value,
+    hints: ToolHints,
+    pack: Arc<DeferredPack>,
+}
+
+impl DeferredTool {
+    /// The tool `spec` (from `pack`'s record).
+    ///
+    /// # Errors
+    ///
+    /// A schema that is not valid JSON.
+    pub(crate) fn new(spec: &ToolSpec, pack: Arc<DeferredPack>) -> Result<Self, String> {
+        let parameters: Value = serde_json::from_str(&spec.parameters_json)
+            .map_err(|e| format!("{}: parameters are not valid JSON: {e}", spec.name))?;
+        Ok(Self {
+            name: spec.name.clone(),
+            label: spec.label.clone(),
+            description: spec.description.clone(),
+            parameters,
+            hints: wire::hints_from_wire(spec.hints),
+            pack,
+        })
+    }
+}
+
+impl Tool for DeferredTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its pack's process stops at the limit itself (starting it counts as
+    /// the first call's work, under the same limit).
+    fn enforces_time_limit(&self) -> bool {
+        true
+    }
+
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.parameters
+    }
+
+    fn hints(&self) -> ToolHints {
+        self.hints
+    }
+
+    fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.pack.tool(&self.name)?.execute(arguments, context)
+    }
+}
+
+impl fmt::Debug for DeferredTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeferredTool")
+            .field("name", &self.name)
+            .field("pack", &self.pack.record.name)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use xcsh_isolate_protocol::Hints;
+
+    use super::*;
+
+    fn spec(name: &str, description: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            label: name.into(),
+            description: description.into(),
+            parameters_json: "{}".into(),
+            hints: Hints::default(),
+        }
+    }
+
+    #[test]
+    fn a_difference_names_the_first_changed_tool() {
+        let recorded = [spec("a", "does a"), spec("b", "does b")];
+        assert_eq!(difference(&recorded, &recorded), None);
+        assert_eq!(
+            difference(&recorded, &[spec("a", "does a")]).as_deref(),
+            Some("b is gone")
+        );
+        assert_eq!(
+            difference(&recorded, &[spec("a", "does A"), spec("b", "does b")]).as_deref(),
+            Some("a's descriptor changed")
+        );
+        assert_eq!(
+            difference(&recorded[..1], &recorded).as_deref(),
+            Some("b is new")
+        );
+    }
+}

@@ -1,0 +1,211 @@
+//! What an isolated pack offered the last time its process started, kept
+//! so that the next session started the same way can offer its tools at
+//! once and start the process only at the first call of one of them
+//! ([`deferred`](super::deferred)).
+//!
+//! A record is a small JSON file in a cache directory private to this
+//! user ([`PrivateCache`]), named `isolated-<SHA-256>` where the hash is
+//! of everything the pack's start depends on: the library file's identity
+//! (device, inode, size, modification and change times), the request its
+//! process gets (path, working directory, sandbox, memory limit, options,
+//! configuration), the granted environment variables with their values,
+//! the protected paths, the namespace settings, and the identity of the
+//! `xcsh` executable that serves it. Any change to one of them is another
+//! name, so a stale record is never found: the pack starts at start-up
+//! again and its record is written anew.
+//!
+//! A record is only an offer. At the first call the pack is opened with
+//! every check of a start-up (trust, sealed copy) and it must be the very
+//! file recorded (its SHA-256) offering the very tools recorded; if not,
+//! its tools refuse to run and say why.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use xcsh_isolate_protocol::{OpenPack, PROTOCOL_VERSION, SandboxStatus, ToolSpec};
+use xcsh_loader::{PrivateCache, identity_key, sha256_hex};
+
+use super::protected::Protected;
+
+/// The largest record read (tool descriptors with their schemas).
+const MAX_RECORD_BYTES: u64 = 4 * 1024 * 1024;
+
+/// What an isolated pack's process reported when it last started.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartRecord {
+    /// The SHA-256 of the library it mapped.
+    pub sha256: String,
+    /// The pack's name.
+    pub name: String,
+    /// The pack's version.
+    pub version: String,
+    /// The sandbox its process got.
+    pub sandbox: SandboxStatus,
+    /// The tools it offered, in its order.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// What a pack's start depends on, beside its library file.
+#[derive(Debug)]
+pub struct StartInputs<'a> {
+    /// The request its process gets.
+    pub open: &'a OpenPack,
+    /// The environment variables granted to it.
+    pub env: &'a [String],
+    /// What its sandbox keeps read-only.
+    pub protected: &'a Protected,
+    /// `namespaces = false`.
+    pub without_namespaces: bool,
+    /// `require_sandbox = "full"`.
+    pub require_namespaces: bool,
+    /// The `xcsh` executable serving it (`None`: this one).
+    pub exe: Option<&'a Path>,
+}
+
+/// The start records in one cache directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartRecords {
+    dir: PathBuf,
+}
+
+impl StartRecords {
+    /// The records kept in `dir` (created mode 0700 on first use; not
+    /// used unless it is this user's own and writable by nobody else).
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    /// The record of the library at `library` started with `inputs`, if
+    /// one was kept and reads back.
+    pub fn find(&self, library: &Path, inputs: &StartInputs<'_>) -> Option<StartRecord> {
+        let name = entry_name(library, inputs)?;
+        let cache = PrivateCache::usable(&self.dir, "isolated start")?;
+        let text = cache.read(&name, MAX_RECORD_BYTES)?;
+        match serde_json::from_str(&text) {
+            Ok(record) => Some(record),
+            Err(error) => {
+                tracing::debug!(entry = %name, %error, "unreadable start record ignored");
+                None
+            }
+        }
+    }
+
+    /// Keeps `record` for the library at `library` started with `inputs`.
+    /// The identity is read now: call this with the identity the library
+    /// had before it was opened, or a record may name a file that changed
+    /// in between (`identity`, from [`identity_of`]).
+    pub fn keep(&self, identity: &str, inputs: &StartInputs<'_>, record: &StartRecord) {
+        let Some(cache) = PrivateCache::usable(&self.dir, "isolated start") else {
+            return;
+        };
+        match serde_json::to_string(record) {
+            Ok(text) => cache.write(&name_from(identity, inputs), &text),
+            Err(error) => tracing::debug!(%error, "start record not written"),
+        }
+    }
+}
+
+/// The identity of the file at `path` now (see the module documentation).
+pub fn identity_of(path: &Path) -> Option<String> {
+    identity_key(&std::fs::metadata(path).ok()?)
+}
+
+fn entry_name(library: &Path, inputs: &StartInputs<'_>) -> Option<String> {
+    Some(name_from(&identity_of(library)?, inputs))
+}
+
+fn name_from(identity: &str, inputs: &StartInputs<'_>) -> String {
+    let exe = inputs
+        .exe
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_exe().ok());
+    let exe_identity = exe.as_deref().and_then(identity_of);
+    let env: Vec<(&str, Option<String>)> = inputs
+        .env
+        .iter()
+        .map(|name| (name.as_str(), std::env::var(name).ok()))
+        .collect();
+    let material = format!(
+        "{PROTOCOL_VERSION}\n{}\n{identity}\n{:?}\n{env:?}\n{:?}\n{}\n{}\n{exe:?}\n{exe_identity:?}",
+        env!("CARGO_PKG_VERSION"),
+        inputs.open,
+        inputs.protected,
+        inputs.without_namespaces,
+        inputs.require_namespaces,
+    );
+    format!("isolated-{}", sha256_hex(material.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use xcsh_isolate_protocol::{Hints, SandboxRequest};
+
+    use super::*;
+
+    fn open(cwd: &str) -> OpenPack {
+        OpenPack {
+            path: "/lib/libpack.so".into(),
+            cwd: cwd.into(),
+            sandbox: SandboxRequest::default(),
+            memory_limit: None,
+            allow_outside_root: false,
+            configs_json: "{}".into(),
+        }
+    }
+
+    fn record() -> StartRecord {
+        StartRecord {
+            sha256: "ab".repeat(32),
+            name: "pack".into(),
+            version: "1.0.0".into(),
+            sandbox: SandboxStatus::Unconfined {
+                reason: "test".into(),
+                seccomp: true,
+            },
+            tools: vec![ToolSpec {
+                name: "t".into(),
+                label: "T".into(),
+                description: "does t".into(),
+                parameters_json: "{\"type\":\"object\"}".into(),
+                hints: Hints::default(),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_kept_record_is_found_for_the_same_start_only() {
+        let home = tempfile::tempdir().unwrap();
+        let library = home.path().join("libpack.so");
+        std::fs::write(&library, b"library").unwrap();
+        let records = StartRecords::new(home.path().join("records"));
+        let protected = Protected::default();
+        let first = open("/work/a");
+        let inputs = |open| StartInputs {
+            open,
+            env: &[],
+            protected: &protected,
+            without_namespaces: false,
+            require_namespaces: false,
+            exe: None,
+        };
+        assert_eq!(records.find(&library, &inputs(&first)), None);
+        records.keep(
+            &identity_of(&library).unwrap(),
+            &inputs(&first),
+            &record(),
+        );
+        assert_eq!(records.find(&library, &inputs(&first)), Some(record()));
+        let elsewhere = open("/work/b");
+        assert_eq!(
+            records.find(&library, &inputs(&elsewhere)),
+            None,
+            "another working directory is another start"
+        );
+        std::fs::write(&library, b"rebuilt").unwrap();
+        assert_eq!(
+            records.find(&library, &inputs(&first)),
+            None,
+            "a rewritten library has another identity"
+        );
+    }
+}
