@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
-use xcsh_core::{PackOptions, PendingActionStore, Tool, ToolContext, ToolError, ToolHints, ToolOutput};
+use xcsh_core::{
+    PackOptions, PendingActionStore, Tool, ToolContext, ToolError, ToolHints, ToolOutput,
+};
 use xcsh_isolate_protocol::ToolSpec;
 use xcsh_loader::TrustPolicy;
 
@@ -141,7 +143,12 @@ impl DeferredPack {
             first_seen: None,
         };
         let (pack, specs) = loader
-            .start(&context.cwd, context.store.clone(), &self.path, &context.options)
+            .start(
+                &context.cwd,
+                context.store.clone(),
+                &self.path,
+                &context.options,
+            )
             .map_err(|e| e.to_string())?;
         let restart = "restart xcsh to offer its tools anew";
         let sha = pack.sha256().map_err(|e| e.to_string())?;

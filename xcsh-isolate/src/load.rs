@@ -168,14 +168,19 @@ impl SessionLoader<'_> {
     ) -> Option<Result<Recorded, LoadError>> {
         let canonical = std::fs::canonicalize(path).ok()?;
         let (open, settings) = self.request(cwd, &canonical, options);
+        if settings.require_sandbox != RequireSandbox::No {
+            return None;
+        }
         let record = records.find(&canonical, &self.inputs(&open, &settings))?;
-        Some(self.trust.check(&canonical).map(|()| Recorded {
-            may_do: super::sandbox::may_do(&open.sandbox, &record.sandbox),
-            built: std::fs::metadata(&canonical)
-                .and_then(|m| m.modified())
-                .ok(),
-            path: canonical,
-            record,
+        Some(self.trust.check(&canonical).map(|()| {
+            Recorded {
+                may_do: super::sandbox::may_do(&open.sandbox, &record.sandbox),
+                built: std::fs::metadata(&canonical)
+                    .and_then(|m| m.modified())
+                    .ok(),
+                path: canonical,
+                record,
+            }
         }))
     }
 
@@ -189,7 +194,10 @@ impl SessionLoader<'_> {
     ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
         // The identity before the file is opened: if it changes while
         // being opened, the record names an identity it no longer has.
-        let identity = records.and(identity_of(path));
+        let (_, settings) = self.request(session.cwd(), path, options);
+        let identity = records
+            .filter(|_| settings.require_sandbox == RequireSandbox::No)
+            .and(identity_of(path));
         let (pack, tools) = self.start(
             session.cwd(),
             Arc::downgrade(session.store()),
@@ -225,6 +233,14 @@ impl SessionLoader<'_> {
             without_namespaces: self.isolation.without_namespaces,
             require_namespaces: settings.require_sandbox == RequireSandbox::Full,
             exe: self.isolation.host_exe.as_deref(),
+            bubblewrap: if self.isolation.without_namespaces {
+                "namespaces = false".to_owned()
+            } else {
+                match super::bwrap::available() {
+                    Ok(bwrap) => format!("{} {:?}", bwrap.display(), identity_of(bwrap)),
+                    Err(why) => why,
+                }
+            },
         }
     }
 
@@ -262,7 +278,12 @@ impl SessionLoader<'_> {
 
     /// What the process of the pack at `library` (canonical) is asked to
     /// open, working in `cwd`, and the pack's settings.
-    fn request(&self, cwd: &Path, library: &Path, options: &PackOptions) -> (OpenPack, PackSettings) {
+    fn request(
+        &self,
+        cwd: &Path,
+        library: &Path,
+        options: &PackOptions,
+    ) -> (OpenPack, PackSettings) {
         let settings = self
             .isolation
             .settings_for(library)

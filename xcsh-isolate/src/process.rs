@@ -22,9 +22,9 @@ use super::placeholders::Placeholders;
 use super::remote_action::{self, ActionHost};
 use super::running::Running;
 use super::serve::SUBCOMMAND;
+use super::spin_read::SpinRead;
 pub use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
-use super::spin_read::SpinRead;
 use super::{bwrap, handover, identity, reply_wait, wire};
 
 /// How often a waiting request looks at its call's cancellation flag.

@@ -9,10 +9,14 @@
 //! (device, inode, size, modification and change times), the request its
 //! process gets (path, working directory, sandbox, memory limit, options,
 //! configuration), the granted environment variables with their values,
-//! the protected paths, the namespace settings, and the identity of the
-//! `xcsh` executable that serves it. Any change to one of them is another
+//! the protected paths, the namespace settings, the bubblewrap found (or
+//! why none), and the identity of the `xcsh` executable that serves it. Any change to one of them is another
 //! name, so a stale record is never found: the pack starts at start-up
 //! again and its record is written anew.
+//!
+//! A pack that must get a sandbox (`require_sandbox`) is never offered
+//! from a record: a refusal to run it must come at start-up, and whether
+//! bubblewrap can create namespaces here is only learnt by starting one.
 //!
 //! A record is only an offer. At the first call the pack is opened with
 //! every check of a start-up (trust, sealed copy) and it must be the very
@@ -60,6 +64,9 @@ pub struct StartInputs<'a> {
     pub require_namespaces: bool,
     /// The `xcsh` executable serving it (`None`: this one).
     pub exe: Option<&'a Path>,
+    /// The bubblewrap it would start under (its path and identity), or
+    /// why there is none.
+    pub bubblewrap: String,
 }
 
 /// The start records in one cache directory.
@@ -126,12 +133,13 @@ fn name_from(identity: &str, inputs: &StartInputs<'_>) -> String {
         .map(|name| (name.as_str(), std::env::var(name).ok()))
         .collect();
     let material = format!(
-        "{PROTOCOL_VERSION}\n{}\n{identity}\n{:?}\n{env:?}\n{:?}\n{}\n{}\n{exe:?}\n{exe_identity:?}",
+        "{PROTOCOL_VERSION}\n{}\n{identity}\n{:?}\n{env:?}\n{:?}\n{}\n{}\n{exe:?}\n{exe_identity:?}\n{}",
         env!("CARGO_PKG_VERSION"),
         inputs.open,
         inputs.protected,
         inputs.without_namespaces,
         inputs.require_namespaces,
+        inputs.bubblewrap,
     );
     format!("isolated-{}", sha256_hex(material.as_bytes()))
 }
@@ -187,13 +195,10 @@ mod tests {
             without_namespaces: false,
             require_namespaces: false,
             exe: None,
+            bubblewrap: "bubblewrap is not installed".into(),
         };
         assert_eq!(records.find(&library, &inputs(&first)), None);
-        records.keep(
-            &identity_of(&library).unwrap(),
-            &inputs(&first),
-            &record(),
-        );
+        records.keep(&identity_of(&library).unwrap(), &inputs(&first), &record());
         assert_eq!(records.find(&library, &inputs(&first)), Some(record()));
         let elsewhere = open("/work/b");
         assert_eq!(

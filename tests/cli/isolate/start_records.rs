@@ -92,7 +92,11 @@ fn a_recorded_pack_is_offered_the_same_and_starts_at_its_first_call() {
     let second = start(work.path(), &records, &pack);
     assert!(second.report.is_clean(), "{:?}", second.problems());
     assert!(second.isolated[0].deferred, "offered from its record");
-    assert_eq!(offered(&second), tools, "the same tools, descriptors included");
+    assert_eq!(
+        offered(&second),
+        tools,
+        "the same tools, descriptors included"
+    );
     assert_eq!(second.isolated[0].sandbox, sandbox);
     assert_eq!(second.report.loaded[0].name, "fixture-crashy");
     assert_eq!(call(&second, "crashy_ok"), (false, "still here".to_owned()));
@@ -131,7 +135,10 @@ fn a_forged_record_offers_tools_that_refuse_to_run() {
     let refused = "isolated pack fixture-crashy failed to start: it does not offer the tools this session was shown (crashy_forged is gone); restart xcsh to offer its tools anew";
     assert_eq!(
         call(&agent, "crashy_forged"),
-        (true, format!("Tool crashy_forged is unavailable: {refused}"))
+        (
+            true,
+            format!("Tool crashy_forged is unavailable: {refused}")
+        )
     );
     assert_eq!(
         call(&agent, "crashy_ok"),
@@ -146,8 +153,8 @@ fn a_library_changed_after_the_offer_is_not_started() {
     let records = home.path().join("records");
     let pack = copy_pack("fixture-crashy", &home.path().join("packs"));
     drop(start(work.path(), &records, &pack));
-    let recorded: Value = serde_json::from_str(&fs::read_to_string(the_record(&records)).unwrap())
-        .unwrap();
+    let recorded: Value =
+        serde_json::from_str(&fs::read_to_string(the_record(&records)).unwrap()).unwrap();
 
     let agent = start(work.path(), &records, &pack);
     assert!(agent.isolated[0].deferred);
@@ -183,7 +190,13 @@ fn a_recorded_pack_the_trust_rules_now_refuse_is_refused_at_start_up() {
     fs::set_permissions(&pack, fs::Permissions::from_mode(0o664)).unwrap();
     let agent = start(work.path(), &records, &pack);
     assert!(agent.isolated.is_empty());
-    assert!(agent.session.offered_tools().iter().all(|t| t.name() != "crashy_ok"));
+    assert!(
+        agent
+            .session
+            .offered_tools()
+            .iter()
+            .all(|t| t.name() != "crashy_ok")
+    );
     assert_eq!(
         agent.problems(),
         [format!(
@@ -210,12 +223,21 @@ fn the_second_start_up_in_a_directory_starts_no_pack_process() {
         command.env("XCSH_LOAD_MARKER", &marker);
         env.run_command(command, "")
     };
-    let lines = |marker: &Path| fs::read_to_string(marker).unwrap_or_default().lines().count();
+    let lines = |marker: &Path| {
+        fs::read_to_string(marker)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
 
     let first = tools(&env);
     assert_eq!(first.code, Some(0), "{first:?}");
     assert_eq!(lines(&marker), 1, "the first start-up starts the pack");
-    assert!(!first.stdout.contains("starts at first call"), "{}", first.stdout);
+    assert!(
+        !first.stdout.contains("starts at first call"),
+        "{}",
+        first.stdout
+    );
 
     let second = tools(&env);
     assert_eq!(second.code, Some(0), "{second:?}");
@@ -235,6 +257,11 @@ fn the_second_start_up_in_a_directory_starts_no_pack_process() {
         "{\"tool\": \"marker_tool\"}\n{\"tool\": \"marker_tool\"}\n",
     );
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(run.stdout.matches("from load-marker").count(), 2, "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("from load-marker").count(),
+        2,
+        "{}",
+        run.stdout
+    );
     assert_eq!(lines(&marker), 2, "started once, at the first call");
 }
