@@ -18,7 +18,7 @@ use xcsh_bench_pack::base_name;
 use xcsh_benches::process_run::{
     MIDDLEMAN_ARG, Run, in_home, median, run_through, selected, serve_middleman,
 };
-use xcsh_benches::report::save_section;
+use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{bench_pack_path, xcsh_binary};
 use xcsh_script::{Driver, parse_line};
 use xcsh_sources::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
@@ -160,20 +160,25 @@ fn main() {
             runs[i].push(measured(program, args, home.path()));
         }
     }
-    let results: Vec<(f64, f64)> = runs
+    let results: Vec<(f64, f64, f64)> = runs
         .iter()
         .map(|runs| {
             let wall = median(runs.iter().map(|r| r.wall_ns).collect());
+            let cpu = median(runs.iter().map(|r| r.cpu_ns).collect());
             let rss = runs.iter().map(|r| r.rss_kib).fold(0.0, f64::max);
-            (CALLS as f64 / (wall / 1e9), rss / 1024.0)
+            (
+                CALLS as f64 / (wall / 1e9),
+                rss / 1024.0,
+                cpu / CALLS as f64,
+            )
         })
         .collect();
     let floor_rate = results[0].0;
     let mut table = String::from(
-        "| run | calls/s (median of 3) | share of the floor | peak RSS (max) | target | verdict |\n\
-         | --- | ---: | ---: | ---: | --- | --- |\n",
+        "| run | calls/s (median of 3) | share of the floor | CPU per call (every process) | wall per call | peak RSS (max) | target | verdict |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n",
     );
-    for (i, ((what, _, _), (rate, rss))) in modes.iter().zip(&results).enumerate() {
+    for (i, ((what, _, _), (rate, rss, cpu))) in modes.iter().zip(&results).enumerate() {
         let share = rate / floor_rate;
         let target = match i {
             1 => Some(IN_PROCESS_TARGET),
@@ -188,8 +193,10 @@ fn main() {
         });
         let _ = writeln!(
             table,
-            "| {what} | {rate:.0} | {:.0} % | {rss:.1} MiB | {target} | {verdict} |",
-            share * 100.0
+            "| {what} | {rate:.0} | {:.0} % | {} | {} | {rss:.1} MiB | {target} | {verdict} |",
+            share * 100.0,
+            duration(*cpu),
+            duration(1e9 / rate),
         );
         println!("script/{what}: {rate:.0} calls/s, peak RSS {rss:.1} MiB");
     }

@@ -12,17 +12,20 @@ use std::time::Instant;
 /// `BENCH __measure PROGRAM ARGS…`.
 pub const MIDDLEMAN_ARG: &str = "__measure";
 
-/// One measured run: wall time in nanoseconds, peak RSS in KiB.
+/// One measured run: wall time in nanoseconds, peak RSS in KiB, CPU time.
 #[derive(Clone, Copy, Debug)]
 pub struct Run {
     /// Wall time from spawn to exit, in nanoseconds.
     pub wall_ns: f64,
     /// Peak resident set size, in KiB.
     pub rss_kib: f64,
+    /// CPU time (user and system) of the program and every process it
+    /// waited for (an isolated pack's included), in nanoseconds.
+    pub cpu_ns: f64,
 }
 
 /// The middleman's work: runs `program args…` once (no input, output
-/// discarded) and prints `wall_ns rss_kib` on standard output.
+/// discarded) and prints `wall_ns rss_kib cpu_ns` on standard output.
 ///
 /// # Panics
 ///
@@ -47,7 +50,11 @@ pub fn measure(program: &str, args: &[String]) {
     } else {
         usage.max_rss()
     };
-    println!("{} {rss_kib}", wall.as_nanos());
+    let nanos = |t: nix::sys::time::TimeVal| {
+        i128::from(t.tv_sec()) * 1_000_000_000 + i128::from(t.tv_usec()) * 1_000
+    };
+    let cpu_ns = nanos(usage.user_time()) + nanos(usage.system_time());
+    println!("{} {rss_kib} {cpu_ns}", wall.as_nanos());
 }
 
 /// Peak RSS is read with `getrusage`: Unix only.
@@ -78,8 +85,12 @@ pub fn run_through(middleman: &mut Command) -> Run {
     );
     let text = String::from_utf8_lossy(&output.stdout);
     let mut fields = text.split_whitespace().map(|f| f.parse::<f64>());
-    match (fields.next(), fields.next()) {
-        (Some(Ok(wall_ns)), Some(Ok(rss_kib))) => Run { wall_ns, rss_kib },
+    match (fields.next(), fields.next(), fields.next()) {
+        (Some(Ok(wall_ns)), Some(Ok(rss_kib)), Some(Ok(cpu_ns))) => Run {
+            wall_ns,
+            rss_kib,
+            cpu_ns,
+        },
         _ => panic!("unexpected middleman output: {text:?}"),
     }
 }
