@@ -17,7 +17,7 @@ use super::deferred::{DeferredPack, DeferredTool, Recorded, StartContext};
 use super::pack::IsolatedPack;
 use super::policy::{Capability, IsolationPolicy, PackSettings, RequireSandbox};
 use super::process::StartSpec;
-use super::start_record::{StartInputs, StartRecord, StartRecords, identity_of};
+use super::start_record::{SharedInputs, StartInputs, StartRecord, StartRecords, identity_of};
 use super::tool::IsolatedTool;
 
 /// An isolated pack as `xcsh tools` shows it.
@@ -103,11 +103,12 @@ impl SessionLoader<'_> {
             store: Arc::downgrade(session.store()),
             options: Arc::clone(&options),
         });
+        let shared = records.as_ref().map(|_| self.shared_inputs().digest());
         let offers: Vec<Option<Result<Offer, LoadError>>> = group
             .iter()
             .map(|path| {
-                let records = records.as_ref()?;
-                self.recorded(session.cwd(), path, &options, records)
+                let (records, shared) = (records.as_ref()?, shared.as_deref()?);
+                self.recorded(session.cwd(), path, &options, records, shared)
                     .map(|offer| offer.map(Offer::Deferred))
             })
             .collect();
@@ -118,8 +119,17 @@ impl SessionLoader<'_> {
                 .map(|(path, offer)| match offer {
                     Some(offer) => Done(offer),
                     None => Starting(scope.spawn(|| {
-                        self.start_recording(session, path, &options, records.as_ref())
-                            .map(|(pack, tools)| Offer::Started(pack, tools))
+                        // The identity before the file is opened: if it
+                        // changes while being opened, the record names an
+                        // identity it no longer has.
+                        let identity = records.as_ref().and(identity_of(path));
+                        self.start(
+                            session.cwd(),
+                            Arc::downgrade(session.store()),
+                            path,
+                            &options,
+                        )
+                        .map(|(pack, tools)| Offer::Started(pack, tools, identity))
                     })),
                 })
                 .collect();
@@ -133,9 +143,12 @@ impl SessionLoader<'_> {
                 })
                 .collect()
         });
+        if let Some(records) = &records {
+            self.keep_records(session.cwd(), &options, records, &started);
+        }
         for (path, offer) in group.iter().zip(started) {
             let registered = offer.and_then(|offer| match offer {
-                Offer::Started(pack, tools) => register(session, pack, tools, loaded),
+                Offer::Started(pack, tools, _) => register(session, pack, tools, loaded),
                 Offer::Deferred(recorded) => {
                     let pack = Arc::new(DeferredPack::new(recorded, Arc::clone(&context)));
                     register_deferred(session, &pack, loaded)
@@ -165,13 +178,14 @@ impl SessionLoader<'_> {
         path: &Path,
         options: &PackOptions,
         records: &StartRecords,
+        shared: &str,
     ) -> Option<Result<Recorded, LoadError>> {
         let canonical = std::fs::canonicalize(path).ok()?;
         let (open, settings) = self.request(cwd, &canonical, options);
         if settings.require_sandbox != RequireSandbox::No {
             return None;
         }
-        let record = records.find(&canonical, &self.inputs(&open, &settings))?;
+        let record = records.find(&canonical, &inputs(&open, &settings, shared))?;
         Some(self.trust.check(&canonical).map(|()| {
             Recorded {
                 may_do: super::sandbox::may_do(&open.sandbox, &record.sandbox),
@@ -184,30 +198,27 @@ impl SessionLoader<'_> {
         }))
     }
 
-    /// [`start`](Self::start), keeping a record of it in `records`.
-    fn start_recording(
+    /// Keeps a start record of each pack of `started` that started (and
+    /// may be offered from one: it requires no sandbox), after every start
+    /// of the run: bubblewrap may have turned out unusable meanwhile.
+    fn keep_records(
         &self,
-        session: &Session,
-        path: &Path,
+        cwd: &Path,
         options: &PackOptions,
-        records: Option<&StartRecords>,
-    ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
-        // The identity before the file is opened: if it changes while
-        // being opened, the record names an identity it no longer has.
-        let (_, settings) = self.request(session.cwd(), path, options);
-        let identity = records
-            .filter(|_| settings.require_sandbox == RequireSandbox::No)
-            .and(identity_of(path));
-        let (pack, tools) = self.start(
-            session.cwd(),
-            Arc::downgrade(session.store()),
-            path,
-            options,
-        )?;
-        if let (Some(records), Some(identity)) = (records, identity) {
+        records: &StartRecords,
+        started: &[Result<Offer, LoadError>],
+    ) {
+        let shared = self.shared_inputs().digest();
+        for offer in started {
+            let Ok(Offer::Started(pack, tools, Some(identity))) = offer else {
+                continue;
+            };
+            let (open, settings) = self.request(cwd, pack.path(), options);
+            if settings.require_sandbox != RequireSandbox::No {
+                continue;
+            }
             match pack.sha256() {
                 Ok(sha256) => {
-                    let (open, settings) = self.request(session.cwd(), pack.path(), options);
                     let record = StartRecord {
                         sha256,
                         name: pack.name().to_owned(),
@@ -215,23 +226,18 @@ impl SessionLoader<'_> {
                         sandbox: pack.sandbox().clone(),
                         tools: tools.clone(),
                     };
-                    records.keep(&identity, &self.inputs(&open, &settings), &record);
+                    records.keep(identity, &inputs(&open, &settings, &shared), &record);
                 }
                 Err(error) => tracing::debug!(%error, "start record not kept"),
             }
         }
-        Ok((pack, tools))
     }
 
-    /// What a start of the pack at `path` (canonical) depends on, beside
-    /// the file.
-    fn inputs<'b>(&'b self, open: &'b OpenPack, settings: &'b PackSettings) -> StartInputs<'b> {
-        StartInputs {
-            open,
-            env: &settings.env,
+    /// What the starts of every isolated pack of this load depend on.
+    fn shared_inputs(&self) -> SharedInputs<'_> {
+        SharedInputs {
             protected: &self.isolation.protected,
             without_namespaces: self.isolation.without_namespaces,
-            require_namespaces: settings.require_sandbox == RequireSandbox::Full,
             exe: self.isolation.host_exe.as_deref(),
             bubblewrap: if self.isolation.without_namespaces {
                 "namespaces = false".to_owned()
@@ -313,10 +319,26 @@ impl SessionLoader<'_> {
     }
 }
 
+/// What a start of the pack `open` asks for with `settings` depends on,
+/// beside the file and `shared`.
+fn inputs<'b>(open: &'b OpenPack, settings: &'b PackSettings, shared: &'b str) -> StartInputs<'b> {
+    StartInputs {
+        open,
+        env: &settings.env,
+        require_namespaces: settings.require_sandbox == RequireSandbox::Full,
+        shared,
+    }
+}
+
 /// How an isolated pack is offered to the session.
 enum Offer {
-    /// Its process started: the pack and the tools it offered.
-    Started(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>),
+    /// Its process started: the pack, the tools it offered, and the
+    /// library's identity before it was opened (when records are kept).
+    Started(
+        Arc<IsolatedPack>,
+        Vec<xcsh_isolate_protocol::ToolSpec>,
+        Option<String>,
+    ),
     /// From its start record: it starts at its first call.
     Deferred(Recorded),
 }
@@ -388,7 +410,10 @@ fn register_deferred(
             reason,
         };
         let tool = DeferredTool::new(spec, Arc::clone(pack)).map_err(invalid)?;
-        match session.register_tool(Arc::new(tool)) {
+        // Its schema compiled when the record was kept; a record's schema
+        // is compiled again at the tool's first call, as an installed
+        // pack's is.
+        match session.register_schema_checked_tool(Arc::new(tool)) {
             Ok(()) => registered.push(spec.name.clone()),
             Err(RegistryError::Conflict { name }) => {
                 let conflict = ToolConflict {

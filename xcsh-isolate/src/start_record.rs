@@ -24,6 +24,7 @@
 //! its tools refuse to run and say why.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use xcsh_isolate_protocol::{OpenPack, PROTOCOL_VERSION, SandboxStatus, ToolSpec};
@@ -56,37 +57,77 @@ pub struct StartInputs<'a> {
     pub open: &'a OpenPack,
     /// The environment variables granted to it.
     pub env: &'a [String],
-    /// What its sandbox keeps read-only.
+    /// `require_sandbox = "full"`.
+    pub require_namespaces: bool,
+    /// What every pack of the session shares ([`SharedInputs::digest`]).
+    pub shared: &'a str,
+}
+
+/// What the starts of every isolated pack of a session depend on.
+#[derive(Debug)]
+pub struct SharedInputs<'a> {
+    /// What their sandbox keeps read-only (every pack file among them).
     pub protected: &'a Protected,
     /// `namespaces = false`.
     pub without_namespaces: bool,
-    /// `require_sandbox = "full"`.
-    pub require_namespaces: bool,
-    /// The `xcsh` executable serving it (`None`: this one).
+    /// The `xcsh` executable serving them (`None`: this one).
     pub exe: Option<&'a Path>,
-    /// The bubblewrap it would start under (its path and identity), or
+    /// The bubblewrap they would start under (its path and identity), or
     /// why there is none.
     pub bubblewrap: String,
 }
 
+impl SharedInputs<'_> {
+    /// A digest of it all, with this build's protocol and crate versions
+    /// and the executable's identity: computed once per start-up, as the
+    /// protected paths grow with the number of packs.
+    pub fn digest(&self) -> String {
+        let exe = self
+            .exe
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_exe().ok());
+        let exe_identity = exe.as_deref().and_then(identity_of);
+        let material = format!(
+            "{PROTOCOL_VERSION}\n{}\n{:?}\n{}\n{exe:?}\n{exe_identity:?}\n{}",
+            env!("CARGO_PKG_VERSION"),
+            self.protected,
+            self.without_namespaces,
+            self.bubblewrap,
+        );
+        sha256_hex(material.as_bytes())
+    }
+}
+
 /// The start records in one cache directory.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct StartRecords {
     dir: PathBuf,
+    /// The directory, once checked (`None`: not usable).
+    cache: OnceLock<Option<PrivateCache>>,
 }
 
 impl StartRecords {
     /// The records kept in `dir` (created mode 0700 on first use; not
     /// used unless it is this user's own and writable by nobody else).
     pub fn new(dir: PathBuf) -> Self {
-        Self { dir }
+        Self {
+            dir,
+            cache: OnceLock::new(),
+        }
+    }
+
+    /// The cache directory, checked once.
+    fn cache(&self) -> Option<&PrivateCache> {
+        self.cache
+            .get_or_init(|| PrivateCache::usable(&self.dir, "isolated start"))
+            .as_ref()
     }
 
     /// The record of the library at `library` started with `inputs`, if
     /// one was kept and reads back.
     pub fn find(&self, library: &Path, inputs: &StartInputs<'_>) -> Option<StartRecord> {
         let name = entry_name(library, inputs)?;
-        let cache = PrivateCache::usable(&self.dir, "isolated start")?;
+        let cache = self.cache()?;
         let text = cache.read(&name, MAX_RECORD_BYTES)?;
         match serde_json::from_str(&text) {
             Ok(record) => Some(record),
@@ -97,12 +138,12 @@ impl StartRecords {
         }
     }
 
-    /// Keeps `record` for the library at `library` started with `inputs`.
-    /// The identity is read now: call this with the identity the library
-    /// had before it was opened, or a record may name a file that changed
-    /// in between (`identity`, from [`identity_of`]).
+    /// Keeps `record` for the library whose identity (from [`identity_of`])
+    /// was `identity` before it was opened (so a file changed while being
+    /// opened has another identity by now, and the record is never found),
+    /// started with `inputs`.
     pub fn keep(&self, identity: &str, inputs: &StartInputs<'_>, record: &StartRecord) {
-        let Some(cache) = PrivateCache::usable(&self.dir, "isolated start") else {
+        let Some(cache) = self.cache() else {
             return;
         };
         match serde_json::to_string(record) {
@@ -122,24 +163,14 @@ fn entry_name(library: &Path, inputs: &StartInputs<'_>) -> Option<String> {
 }
 
 fn name_from(identity: &str, inputs: &StartInputs<'_>) -> String {
-    let exe = inputs
-        .exe
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::current_exe().ok());
-    let exe_identity = exe.as_deref().and_then(identity_of);
     let env: Vec<(&str, Option<String>)> = inputs
         .env
         .iter()
         .map(|name| (name.as_str(), std::env::var(name).ok()))
         .collect();
     let material = format!(
-        "{PROTOCOL_VERSION}\n{}\n{identity}\n{:?}\n{env:?}\n{:?}\n{}\n{}\n{exe:?}\n{exe_identity:?}\n{}",
-        env!("CARGO_PKG_VERSION"),
-        inputs.open,
-        inputs.protected,
-        inputs.without_namespaces,
-        inputs.require_namespaces,
-        inputs.bubblewrap,
+        "{}\n{identity}\n{:?}\n{env:?}\n{}",
+        inputs.shared, inputs.open, inputs.require_namespaces,
     );
     format!("isolated-{}", sha256_hex(material.as_bytes()))
 }
@@ -187,15 +218,19 @@ mod tests {
         std::fs::write(&library, b"library").unwrap();
         let records = StartRecords::new(home.path().join("records"));
         let protected = Protected::default();
+        let shared = SharedInputs {
+            protected: &protected,
+            without_namespaces: false,
+            exe: None,
+            bubblewrap: "bubblewrap is not installed".into(),
+        }
+        .digest();
         let first = open("/work/a");
         let inputs = |open| StartInputs {
             open,
             env: &[],
-            protected: &protected,
-            without_namespaces: false,
             require_namespaces: false,
-            exe: None,
-            bubblewrap: "bubblewrap is not installed".into(),
+            shared: &shared,
         };
         assert_eq!(records.find(&library, &inputs(&first)), None);
         records.keep(&identity_of(&library).unwrap(), &inputs(&first), &record());
