@@ -26,7 +26,6 @@ use xcsh_isolate_protocol::{
 };
 use xcsh_loader::{HostBinding, SealedPack};
 
-use super::spin_read::SpinRead;
 use super::{sandbox, wire};
 
 /// The hidden subcommand that serves one isolated pack.
@@ -47,7 +46,7 @@ pub fn serve() -> anyhow::Result<()> {
     // A crash here ends this process only; the agent names the pack.
     xcsh_loader::disable_crash_reports();
     let (input, output) = take_protocol_pipes()?;
-    let mut input = BufReader::new(SpinRead::new(input).context("setting up the request pipe")?);
+    let mut input = BufReader::new(input);
     let mut output = BufWriter::new(output);
     let mut buffer = Vec::new();
     let hello: Hello = frame::read(&mut input, &mut buffer)?
@@ -84,7 +83,7 @@ pub fn serve() -> anyhow::Result<()> {
 
 /// The request pipe, read by one thread at a time.
 struct Input {
-    reader: Mutex<(BufReader<SpinRead<File>>, Vec<u8>)>,
+    reader: Mutex<(BufReader<File>, Vec<u8>)>,
     /// Threads waiting to read next.
     waiting: AtomicUsize,
 }

@@ -1,11 +1,18 @@
 //! Reading a protocol pipe whose next frame usually comes within a few
 //! microseconds: a non-blocking read polled briefly ([`Spin`]) before the
 //! reader sleeps in `poll(2)`. Waking a thread that sleeps on a pipe costs
-//! about 7 µs on an idle virtual CPU, twice per round trip; a round trip
-//! between two processes that both poll measured 2.5 µs against 14.9 µs
-//! blocking (BENCHMARKS.md, figure 6). The spin adapts: when frames come
-//! seldom (a model thinking between calls) it shrinks to a microsecond,
-//! so an idle pack keeps no core busy.
+//! about 7 µs on an idle virtual CPU; a round trip between two processes
+//! that both poll measured 2.5 µs against 14.9 µs blocking
+//! (BENCHMARKS.md, figure 6). The spin adapts: when frames come seldom (a
+//! model thinking between calls) it shrinks to a microsecond, so an idle
+//! session keeps no core busy.
+//!
+//! The agent reads its packs' replies this way. A pack's process does not
+//! read its requests this way: the thread waiting for the next request is
+//! a follower while the leader runs the call, and its spinning took a CPU
+//! from the call on a two-CPU machine (an isolated `noop` measured 27.0 µs
+//! with both sides polling, 19.4 µs with the agent's alone, 25.4 µs with
+//! neither).
 
 use std::io::{self, Read};
 use std::os::fd::AsFd;
