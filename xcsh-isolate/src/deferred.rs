@@ -8,35 +8,24 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Weak};
-use std::time::{Duration, SystemTime};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use serde_json::Value;
-use xcsh_core::{
-    PackOptions, PendingActionStore, Tool, ToolContext, ToolError, ToolHints, ToolOutput,
-};
+use xcsh_core::{Tool, ToolContext, ToolError, ToolHints, ToolOutput};
 use xcsh_isolate_protocol::ToolSpec;
-use xcsh_loader::TrustPolicy;
 
-use super::load::SessionLoader;
-use super::policy::IsolationPolicy;
+use super::pack::IsolatedPack;
 use super::start_record::StartRecord;
-use super::tool::IsolatedTool;
-use super::wire;
+use super::tool::{Descriptor, IsolatedTool};
 
 /// What a started pack gave: its tools by name, or why it did not start.
 type Started = Result<HashMap<String, Arc<IsolatedTool>>, String>;
 
-/// How to start a deferred pack: what its session's start-up had.
-#[derive(Debug)]
-pub(crate) struct StartContext {
-    pub(crate) trust: TrustPolicy,
-    pub(crate) isolation: IsolationPolicy,
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) cwd: PathBuf,
-    pub(crate) store: Weak<PendingActionStore>,
-    pub(crate) options: Arc<PackOptions>,
-}
+/// Starts the pack at a path as a start-up would (trust check, sealed
+/// copy, its process): the pack and the tools it offered, or why not.
+pub(crate) type Starter =
+    Arc<dyn Fn(&Path) -> Result<(Arc<IsolatedPack>, Vec<ToolSpec>), String> + Send + Sync>;
 
 /// A pack found in the start records, as start-up offers it.
 #[derive(Debug)]
@@ -57,12 +46,12 @@ pub struct DeferredPack {
     record: StartRecord,
     may_do: Option<String>,
     built: Option<SystemTime>,
-    context: Arc<StartContext>,
+    starter: Starter,
     started: Mutex<Option<Started>>,
 }
 
 impl DeferredPack {
-    pub(crate) fn new(recorded: Recorded, context: Arc<StartContext>) -> Self {
+    pub(crate) fn new(recorded: Recorded, starter: Starter) -> Self {
         let Recorded {
             path,
             record,
@@ -74,7 +63,7 @@ impl DeferredPack {
             record,
             may_do,
             built,
-            context,
+            starter,
             started: Mutex::new(None),
         }
     }
@@ -134,22 +123,8 @@ impl DeferredPack {
     /// Opens, checks and starts the pack as a start-up would, then holds
     /// it to its record.
     fn start(&self) -> Started {
-        let context = &self.context;
         tracing::info!(pack = %self.record.name, "starting isolated tool pack at first use");
-        let loader = SessionLoader {
-            trust: &context.trust,
-            isolation: &context.isolation,
-            timeout: context.timeout,
-            first_seen: None,
-        };
-        let (pack, specs) = loader
-            .start(
-                &context.cwd,
-                context.store.clone(),
-                &self.path,
-                &context.options,
-            )
-            .map_err(|e| e.to_string())?;
+        let (pack, specs) = (self.starter)(&self.path)?;
         let restart = "restart xcsh to offer its tools anew";
         let sha = pack.sha256().map_err(|e| e.to_string())?;
         if sha != self.record.sha256 {
@@ -202,11 +177,7 @@ impl fmt::Debug for DeferredPack {
 
 /// A tool of a deferred pack: its recorded descriptor until called.
 pub struct DeferredTool {
-    name: String,
-    label: String,
-    description: String,
-    parameters: Value,
-    hints: ToolHints,
+    descriptor: Descriptor,
     pack: Arc<DeferredPack>,
 }
 
@@ -217,22 +188,17 @@ impl DeferredTool {
     ///
     /// A schema that is not valid JSON.
     pub(crate) fn new(spec: &ToolSpec, pack: Arc<DeferredPack>) -> Result<Self, String> {
-        let parameters: Value = serde_json::from_str(&spec.parameters_json)
-            .map_err(|e| format!("{}: parameters are not valid JSON: {e}", spec.name))?;
         Ok(Self {
-            name: spec.name.clone(),
-            label: spec.label.clone(),
-            description: spec.description.clone(),
-            parameters,
-            hints: wire::hints_from_wire(spec.hints),
+            descriptor: Descriptor::from_spec(spec)?,
             pack,
         })
     }
 }
 
+/// Its recorded descriptor; a call starts the pack first.
 impl Tool for DeferredTool {
     fn name(&self) -> &str {
-        &self.name
+        &self.descriptor.name
     }
 
     /// Its pack's process stops at the limit itself (starting it counts as
@@ -242,30 +208,32 @@ impl Tool for DeferredTool {
     }
 
     fn label(&self) -> &str {
-        &self.label
+        &self.descriptor.label
     }
 
     fn description(&self) -> &str {
-        &self.description
+        &self.descriptor.description
     }
 
     fn parameters(&self) -> &Value {
-        &self.parameters
+        &self.descriptor.parameters
     }
 
     fn hints(&self) -> ToolHints {
-        self.hints
+        self.descriptor.hints
     }
 
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
-        self.pack.tool(&self.name)?.execute(arguments, context)
+        self.pack
+            .tool(&self.descriptor.name)?
+            .execute(arguments, context)
     }
 }
 
 impl fmt::Debug for DeferredTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DeferredTool")
-            .field("name", &self.name)
+            .field("name", &self.descriptor.name)
             .field("pack", &self.pack.record.name)
             .finish_non_exhaustive()
     }

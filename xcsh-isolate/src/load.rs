@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use xcsh_core::{PackOptions, PendingActionStore, RegistryError, Session};
+use xcsh_core::{PackOptions, PendingActionStore, RegistryError, Session, Tool};
 use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus};
 use xcsh_loader::{
     FirstSeen, HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, SealedPack,
     ToolConflict, TrustPolicy,
 };
 
-use super::deferred::{DeferredPack, DeferredTool, Recorded, StartContext};
+use super::deferred::{DeferredPack, DeferredTool, Recorded, Starter};
 use super::pack::IsolatedPack;
 use super::policy::{Capability, IsolationPolicy, PackSettings, RequireSandbox};
 use super::process::StartSpec;
@@ -95,14 +95,7 @@ impl SessionLoader<'_> {
     fn load_isolated(&self, session: &Session, group: &[PathBuf], loaded: &mut Loaded) {
         let records = self.isolation.start_records.clone().map(StartRecords::new);
         let options = session.pack_options();
-        let context = Arc::new(StartContext {
-            trust: self.trust.clone(),
-            isolation: self.isolation.clone(),
-            timeout: self.timeout,
-            cwd: session.cwd().to_path_buf(),
-            store: Arc::downgrade(session.store()),
-            options: Arc::clone(&options),
-        });
+        let starter = self.starter(session, &options);
         let shared = records.as_ref().map(|_| self.shared_inputs().digest());
         let offers: Vec<Option<Result<Offer, LoadError>>> = group
             .iter()
@@ -150,7 +143,7 @@ impl SessionLoader<'_> {
             let registered = offer.and_then(|offer| match offer {
                 Offer::Started(pack, tools, _) => register(session, pack, tools, loaded),
                 Offer::Deferred(recorded) => {
-                    let pack = Arc::new(DeferredPack::new(recorded, Arc::clone(&context)));
+                    let pack = Arc::new(DeferredPack::new(recorded, Arc::clone(&starter)));
                     register_deferred(session, &pack, loaded)
                 }
             });
@@ -166,6 +159,26 @@ impl SessionLoader<'_> {
                 }
             }
         }
+    }
+
+    /// How a deferred pack of `session` starts at its first call: as a
+    /// start-up does, with what this one has (owned: it outlives it).
+    fn starter(&self, session: &Session, options: &Arc<PackOptions>) -> Starter {
+        let (trust, isolation, timeout) =
+            (self.trust.clone(), self.isolation.clone(), self.timeout);
+        let (cwd, store) = (session.cwd().to_path_buf(), Arc::downgrade(session.store()));
+        let options = Arc::clone(options);
+        Arc::new(move |path: &Path| {
+            let loader = SessionLoader {
+                trust: &trust,
+                isolation: &isolation,
+                timeout,
+                first_seen: None,
+            };
+            loader
+                .start(&cwd, store.clone(), path, &options)
+                .map_err(|e| e.to_string())
+        })
     }
 
     /// The start record of the pack at `path`, if there is one for a start
@@ -358,27 +371,10 @@ fn register(
     tools: Vec<xcsh_isolate_protocol::ToolSpec>,
     loaded: &mut Loaded,
 ) -> Result<LoadedPack, LoadError> {
-    let mut registered = Vec::new();
-    for (index, spec) in tools.into_iter().enumerate() {
-        let invalid = |reason: String| LoadError::InvalidTool {
-            index: index + 1,
-            reason,
-        };
-        let tool = IsolatedTool::new(spec, Arc::clone(&pack)).map_err(invalid)?;
-        let name = xcsh_core::Tool::name(&tool).to_owned();
-        match session.register_tool(Arc::new(tool)) {
-            Ok(()) => registered.push(name),
-            Err(RegistryError::Conflict { name }) => {
-                let conflict = ToolConflict {
-                    path: pack.path().to_path_buf(),
-                    name,
-                };
-                tracing::warn!(path = %pack.path().display(), "{conflict}");
-                loaded.report.conflicts.push(conflict);
-            }
-            Err(other) => return Err(invalid(other.to_string())),
-        }
-    }
+    let tools = tools.into_iter().map(|spec| {
+        IsolatedTool::new(spec, Arc::clone(&pack)).map(|tool| Arc::new(tool) as Arc<dyn Tool>)
+    });
+    let registered = register_tools(session, pack.path(), tools, false, loaded)?;
     tracing::info!(pack = pack.name(), tools = ?registered, sandbox = ?pack.sandbox(), "loaded isolated tool pack");
     loaded.isolated.push(IsolatedInfo {
         path: pack.path().to_path_buf(),
@@ -396,36 +392,19 @@ fn register(
     })
 }
 
-/// Registers a deferred pack's recorded tools, noting conflicts.
+/// Registers a deferred pack's recorded tools, noting conflicts. Their
+/// schemas compiled when the record was kept; a record's schema is
+/// compiled again at the tool's first call, as an installed pack's is.
 fn register_deferred(
     session: &Session,
     pack: &Arc<DeferredPack>,
     loaded: &mut Loaded,
 ) -> Result<LoadedPack, LoadError> {
     let record = pack.record();
-    let mut registered = Vec::new();
-    for (index, spec) in record.tools.iter().enumerate() {
-        let invalid = |reason: String| LoadError::InvalidTool {
-            index: index + 1,
-            reason,
-        };
-        let tool = DeferredTool::new(spec, Arc::clone(pack)).map_err(invalid)?;
-        // Its schema compiled when the record was kept; a record's schema
-        // is compiled again at the tool's first call, as an installed
-        // pack's is.
-        match session.register_schema_checked_tool(Arc::new(tool)) {
-            Ok(()) => registered.push(spec.name.clone()),
-            Err(RegistryError::Conflict { name }) => {
-                let conflict = ToolConflict {
-                    path: pack.path().to_path_buf(),
-                    name,
-                };
-                tracing::warn!(path = %pack.path().display(), "{conflict}");
-                loaded.report.conflicts.push(conflict);
-            }
-            Err(other) => return Err(invalid(other.to_string())),
-        }
-    }
+    let tools = record.tools.iter().map(|spec| {
+        DeferredTool::new(spec, Arc::clone(pack)).map(|tool| Arc::new(tool) as Arc<dyn Tool>)
+    });
+    let registered = register_tools(session, pack.path(), tools, true, loaded)?;
     tracing::info!(pack = record.name, tools = ?registered, "offered isolated tool pack from its start record; it starts at first call");
     loaded.isolated.push(IsolatedInfo {
         path: pack.path().to_path_buf(),
@@ -441,4 +420,43 @@ fn register_deferred(
         tools: registered,
         built: pack.built(),
     })
+}
+
+/// Registers the tools of the pack at `path` in order (`schema_checked`:
+/// their schemas are compiled at first call), noting conflicts; the names
+/// registered.
+fn register_tools(
+    session: &Session,
+    path: &Path,
+    tools: impl Iterator<Item = Result<Arc<dyn Tool>, String>>,
+    schema_checked: bool,
+    loaded: &mut Loaded,
+) -> Result<Vec<String>, LoadError> {
+    let mut registered = Vec::new();
+    for (index, tool) in tools.enumerate() {
+        let invalid = |reason: String| LoadError::InvalidTool {
+            index: index + 1,
+            reason,
+        };
+        let tool = tool.map_err(invalid)?;
+        let name = tool.name().to_owned();
+        let outcome = if schema_checked {
+            session.register_schema_checked_tool(tool)
+        } else {
+            session.register_tool(tool)
+        };
+        match outcome {
+            Ok(()) => registered.push(name),
+            Err(RegistryError::Conflict { name }) => {
+                let conflict = ToolConflict {
+                    path: path.to_path_buf(),
+                    name,
+                };
+                tracing::warn!(path = %path.display(), "{conflict}");
+                loaded.report.conflicts.push(conflict);
+            }
+            Err(other) => return Err(invalid(other.to_string())),
+        }
+    }
+    Ok(registered)
 }

@@ -11,13 +11,39 @@ use xcsh_isolate_protocol::ToolSpec;
 use super::pack::IsolatedPack;
 use super::wire;
 
+/// What the model is shown of a tool of an isolated pack: its name,
+/// label, description, schema and hints, from its [`ToolSpec`].
+#[derive(Clone, Debug)]
+pub(crate) struct Descriptor {
+    pub(crate) name: String,
+    pub(crate) label: String,
+    pub(crate) description: String,
+    pub(crate) parameters: Value,
+    pub(crate) hints: ToolHints,
+}
+
+impl Descriptor {
+    /// The descriptor `spec` gives.
+    ///
+    /// # Errors
+    ///
+    /// A schema that is not valid JSON.
+    pub(crate) fn from_spec(spec: &ToolSpec) -> Result<Self, String> {
+        let parameters: Value = serde_json::from_str(&spec.parameters_json)
+            .map_err(|e| format!("{}: parameters are not valid JSON: {e}", spec.name))?;
+        Ok(Self {
+            name: spec.name.clone(),
+            label: spec.label.clone(),
+            description: spec.description.clone(),
+            parameters,
+            hints: wire::hints_from_wire(spec.hints),
+        })
+    }
+}
+
 /// A tool whose code runs in its pack's own process.
 pub struct IsolatedTool {
-    name: String,
-    label: String,
-    description: String,
-    parameters: Value,
-    hints: ToolHints,
+    descriptor: Descriptor,
     pack: Arc<IsolatedPack>,
 }
 
@@ -28,14 +54,8 @@ impl IsolatedTool {
     ///
     /// A schema that is not a JSON object schema.
     pub fn new(spec: ToolSpec, pack: Arc<IsolatedPack>) -> Result<Self, String> {
-        let parameters: Value = serde_json::from_str(&spec.parameters_json)
-            .map_err(|e| format!("{}: parameters are not valid JSON: {e}", spec.name))?;
         Ok(Self {
-            name: spec.name,
-            label: spec.label,
-            description: spec.description,
-            parameters,
-            hints: wire::hints_from_wire(spec.hints),
+            descriptor: Descriptor::from_spec(&spec)?,
             pack,
         })
     }
@@ -48,7 +68,7 @@ impl IsolatedTool {
 
 impl Tool for IsolatedTool {
     fn name(&self) -> &str {
-        &self.name
+        &self.descriptor.name
     }
 
     /// A call past the limit kills the pack's process and says so.
@@ -57,30 +77,30 @@ impl Tool for IsolatedTool {
     }
 
     fn label(&self) -> &str {
-        &self.label
+        &self.descriptor.label
     }
 
     fn description(&self) -> &str {
-        &self.description
+        &self.descriptor.description
     }
 
     fn parameters(&self) -> &Value {
-        &self.parameters
+        &self.descriptor.parameters
     }
 
     fn hints(&self) -> ToolHints {
-        self.hints
+        self.descriptor.hints
     }
 
     fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
-        self.pack.call(&self.name, &arguments, context)
+        self.pack.call(&self.descriptor.name, &arguments, context)
     }
 }
 
 impl fmt::Debug for IsolatedTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("IsolatedTool")
-            .field("name", &self.name)
+            .field("name", &self.descriptor.name)
             .field("pack", &self.pack.name())
             .finish_non_exhaustive()
     }
