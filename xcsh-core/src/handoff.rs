@@ -22,10 +22,6 @@ const MAX_SPIN_NANOS: u64 = 50_000;
 const MIN_SPIN_NANOS: u64 = 1_000;
 /// Spin iterations between two looks at the clock.
 const POLLS_PER_CLOCK: u32 = 16;
-/// Spins with the CPU hint only for this long, then yield between polls
-/// too, so that on a loaded machine the thread being waited for gets the
-/// CPU rather than this one.
-const PURE_SPIN_NANOS: u64 = 5_000;
 
 /// How long a waiter spins before it sleeps, learned from its past waits.
 ///
@@ -146,7 +142,6 @@ impl Spin {
         }
         let started = Instant::now();
         let budget = Duration::from_nanos(self.nanos.load(Ordering::Relaxed));
-        let pure = Duration::from_nanos(PURE_SPIN_NANOS);
         let mut polls = 0u32;
         loop {
             if let Some(value) = ready() {
@@ -160,9 +155,6 @@ impl Spin {
             let spent = started.elapsed();
             if spent >= budget || deadline.is_some_and(|end| started + spent >= end) {
                 return Err(started);
-            }
-            if spent >= pure {
-                std::thread::yield_now();
             }
         }
     }
