@@ -4,11 +4,12 @@
 //! and a thread that sleeps in the kernel takes tens of microseconds to
 //! wake on an idle virtual CPU, which is a hundred times a `noop` call. So
 //! a waiter first polls for a while, and parks only when that did not
-//! pay. How long it polls adapts to what it has seen: a wait that ended
-//! soon after the spin gave up makes the next spin long enough to catch
-//! it; a wait far longer than any spin (a model thinking between calls, a
-//! tool that takes seconds) shrinks it, so idle sessions do not keep a
-//! core busy. The other side always calls [`Thread::unpark`] after making
+//! pay. How long it polls adapts to what it has seen: a spin that caught
+//! its value makes the next one a quarter longer (and twice what it took);
+//! a spin that failed halves the next one, down to a microsecond, so idle
+//! sessions (a model thinking between calls) keep no core busy, and on a
+//! loaded machine, where the thread waited for is often not running while
+//! this one spins, waiting becomes plain parking. The other side always calls [`Thread::unpark`] after making
 //! its value ready: that costs an atomic swap when the waiter is still
 //! spinning, and park's token makes a wake-up between poll and park safe.
 
@@ -145,6 +146,7 @@ impl Spin {
         let mut polls = 0u32;
         loop {
             if let Some(value) = ready() {
+                self.caught(started.elapsed());
                 return Ok(value);
             }
             polls = polls.wrapping_add(1);
@@ -159,20 +161,28 @@ impl Spin {
         }
     }
 
-    /// Sets the next spin from a wait that outlasted the spin and took
-    /// `waited` in all: long enough to catch a wait like it if that is
-    /// within the maximum, halved when it was far longer.
-    fn learn(&self, waited: Duration) {
-        let waited = u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX);
+    /// Sets the next spin from a wait that outlasted the spin: halved.
+    /// Under load the thread waited for is often not running while this
+    /// one spins, so a spin that failed must never grow the next one
+    /// (growing it measured 100 µs per limited call at load 6).
+    fn learn(&self, _waited: Duration) {
         let now = self.nanos.load(Ordering::Relaxed);
-        let next = if waited <= MAX_SPIN_NANOS {
-            waited
-                .saturating_mul(2)
-                .clamp(MIN_SPIN_NANOS, MAX_SPIN_NANOS)
-        } else {
-            (now / 2).max(MIN_SPIN_NANOS)
-        };
-        self.nanos.store(next, Ordering::Relaxed);
+        self.nanos
+            .store((now / 2).max(MIN_SPIN_NANOS), Ordering::Relaxed);
+    }
+
+    /// Sets the next spin from a spin that caught its value after
+    /// `spent`: a quarter longer, and at least twice `spent`, within the
+    /// maximum (so spinning that pays grows back after failures shrank it).
+    fn caught(&self, spent: Duration) {
+        let spent = u64::try_from(spent.as_nanos()).unwrap_or(u64::MAX);
+        let now = self.nanos.load(Ordering::Relaxed);
+        let next = (now + now / 4)
+            .max(spent.saturating_mul(2))
+            .min(MAX_SPIN_NANOS);
+        if next != now {
+            self.nanos.store(next, Ordering::Relaxed);
+        }
     }
 
     /// The current spin, for tests.
@@ -236,11 +246,17 @@ mod tests {
             spin.learn(Duration::from_millis(5));
         }
         assert_eq!(spin.nanos(), MIN_SPIN_NANOS);
-        spin.learn(Duration::from_micros(10));
+        spin.caught(Duration::from_micros(10));
         assert_eq!(
             spin.nanos(),
             20_000,
-            "a short parked wait sets the spin to catch it"
+            "a value caught after 10 µs of spinning keeps a spin of twice that"
+        );
+        spin.learn(Duration::from_micros(30));
+        assert_eq!(
+            spin.nanos(),
+            10_000,
+            "a spin that failed halves, however short the wait"
         );
     }
 }
