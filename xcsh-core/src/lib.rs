@@ -45,6 +45,7 @@ pub mod approval;
 mod arguments;
 mod call;
 mod cancel;
+mod drive;
 mod handoff;
 mod limits;
 mod output;
@@ -59,6 +60,7 @@ mod session_end;
 mod tool;
 mod tool_choice;
 mod truncate;
+mod watchdog;
 
 pub use apply_observer::{ApplyInfo, ApplyObserver, ApplyWatch};
 pub use approval::{
@@ -69,6 +71,7 @@ pub use call::{
     PUSH_FROM_RESOLVE, PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call,
 };
 pub use cancel::CancellationToken;
+pub use drive::Turns;
 pub use handoff::{Spin, SpinMissed};
 pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::ToolResult;

@@ -23,7 +23,7 @@ use crate::panic::catch;
 use crate::sync::{lock, read, write};
 
 /// Main threads get 8 MiB of stack; calls (parsers, pack code) keep that.
-const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -106,15 +106,21 @@ impl Runner {
             }
             None => {
                 worker.abandon();
-                for id in call.finish() {
-                    if let Some(entry) = store.remove(id) {
-                        tracing::warn!(
-                            label = entry.action().label(),
-                            "dropped a pending action pushed by a call that timed out"
-                        );
-                    }
-                }
+                Self::take_back(store, call.finish());
                 (Err(Failure::TimedOut(limit)), Vec::new())
+            }
+        }
+    }
+
+    /// Removes the actions `pushed` by a call that timed out from `store`,
+    /// with a warning naming each.
+    pub(crate) fn take_back(store: &PendingActionStore, pushed: Vec<u64>) {
+        for id in pushed {
+            if let Some(entry) = store.remove(id) {
+                tracing::warn!(
+                    label = entry.action().label(),
+                    "dropped a pending action pushed by a call that timed out"
+                );
             }
         }
     }

@@ -14,13 +14,38 @@ use crate::panic::catch;
 use crate::runner::{Failure, Runner, SharedRunner};
 use crate::sync::{lock, read, write};
 use crate::{
-    CallLimits, PackOptions, PendingActionStore, PendingEntry, ProviderCapabilities,
-    RESOLVE_TOOL_NAME, RegistryError, ResolveTool, Subscription, Tool, ToolChoice, ToolContext,
-    ToolError, ToolOutput, ToolRegistry, ToolResult,
+    CallLimits, CancellationToken, PackOptions, PendingActionStore, PendingEntry,
+    ProviderCapabilities, RESOLVE_TOOL_NAME, RegistryError, ResolveTool, Subscription, Tool,
+    ToolChoice, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolResult,
 };
 
 /// The hidden message queued for the model on every push.
 pub const PREVIEW_REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
+
+/// What holds a call to the session's time limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LimitedBy {
+    /// `resolve`: it runs its apply and reject under the limit itself.
+    Resolve,
+    /// The tool enforces the limit itself (an isolated pack's process).
+    Tool,
+    /// The session: the call is abandoned at the limit.
+    Session,
+}
+
+/// A call whose tool was found and whose arguments are valid.
+pub(crate) struct PreparedCall {
+    /// The tool's name.
+    pub(crate) name: String,
+    /// The tool.
+    pub(crate) tool: Arc<dyn Tool>,
+    /// The valid arguments.
+    pub(crate) arguments: Value,
+    /// The call's context.
+    pub(crate) context: ToolContext,
+    /// What holds it to the time limit.
+    pub(crate) limited_by: LimitedBy,
+}
 
 /// One tool call from the model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -309,28 +334,83 @@ impl Session {
     /// [`execute_with`](Self::execute_with), taking the call, so its
     /// arguments are never copied.
     pub fn execute_owned(&self, call: ToolCall, context: ToolContext) -> ToolResult {
+        match self.prepare(call, context) {
+            Ok(prepared) => self.run_prepared(prepared),
+            Err(refused) => refused,
+        }
+    }
+
+    /// Looks the call's tool up and checks its arguments: the call ready to
+    /// run, or the error result of one that cannot.
+    pub(crate) fn prepare(
+        &self,
+        call: ToolCall,
+        context: ToolContext,
+    ) -> Result<PreparedCall, ToolResult> {
         let Some(registered) = self.read_registry().get(&call.name).cloned() else {
-            return ToolError::new(format!("Unknown tool: {}", call.name)).into();
+            return Err(ToolError::new(format!("Unknown tool: {}", call.name)).into());
         };
         if let Err(error) = registered.validate(&call.arguments) {
-            return error.into();
+            return Err(error.into());
         }
         let tool = Arc::clone(registered.tool());
         let ToolCall {
             name, arguments, ..
         } = call;
-        let (outcome, pushed) = if name == RESOLVE_TOOL_NAME {
+        let limited_by = if name == RESOLVE_TOOL_NAME {
+            LimitedBy::Resolve
+        } else if tool.enforces_time_limit() {
+            LimitedBy::Tool
+        } else {
+            LimitedBy::Session
+        };
+        Ok(PreparedCall {
+            name,
+            tool,
+            arguments,
+            context,
+            limited_by,
+        })
+    }
+
+    /// Runs a prepared call on this thread, or (under a time limit) on one
+    /// of the runner's workers while this thread waits.
+    pub(crate) fn run_prepared(&self, call: PreparedCall) -> ToolResult {
+        let PreparedCall {
+            name,
+            tool,
+            arguments,
+            context,
+            limited_by,
+        } = call;
+        let (outcome, pushed) = match limited_by {
             // `resolve` runs its apply and reject under the limits itself,
             // so that a timeout keeps the spec's `Apply failed: …` form.
-            let outcome = catch(|| tool.execute(arguments, &context)).map_err(Failure::Panicked);
-            (outcome, Vec::new())
-        } else if tool.enforces_time_limit() {
-            Runner::run_unlimited(|| tool.execute(arguments, &context))
-        } else {
-            let in_call = context.clone();
-            self.runner
-                .run_collecting(&self.store, move || tool.execute(arguments, &in_call))
+            LimitedBy::Resolve => (
+                catch(|| tool.execute(arguments, &context)).map_err(Failure::Panicked),
+                Vec::new(),
+            ),
+            LimitedBy::Tool => Runner::run_unlimited(|| tool.execute(arguments, &context)),
+            LimitedBy::Session => {
+                let in_call = context.clone();
+                self.runner
+                    .run_collecting(&self.store, move || tool.execute(arguments, &in_call))
+            }
         };
+        self.finish(&name, context.cancellation(), outcome, &pushed)
+    }
+
+    /// The result of the call of `name` that ended with `outcome` having
+    /// pushed `pushed`: a panic or a timeout becomes an error result (a
+    /// timeout also sets `cancellation`), an oversized result is cut, and
+    /// the pushes are remembered with the result as their preview.
+    pub(crate) fn finish(
+        &self,
+        name: &str,
+        cancellation: &CancellationToken,
+        outcome: Result<Result<ToolOutput, ToolError>, Failure>,
+        pushed: &[u64],
+    ) -> ToolResult {
         let result = match outcome {
             Ok(result) => result.into(),
             Err(Failure::Panicked(message)) => {
@@ -338,16 +418,16 @@ impl Session {
                 ToolError::new(format!("Tool {name} panicked: {message}")).into()
             }
             Err(Failure::TimedOut(limit)) => {
-                context.cancellation().cancel();
+                cancellation.cancel();
                 tracing::warn!(tool = %name, ?limit, "tool call timed out");
                 ToolError::new(format!("Tool {name} timed out after {limit:?}")).into()
             }
         };
         let result = match self.runner.limits().result_bytes {
-            Some(cap) => crate::truncate::cap_result(&name, result, cap),
+            Some(cap) => crate::truncate::cap_result(name, result, cap),
             None => result,
         };
-        self.remember_pushes(&name, &pushed, &result);
+        self.remember_pushes(name, pushed, &result);
         self.tell_observer(!pushed.is_empty());
         result
     }

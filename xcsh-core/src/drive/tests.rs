@@ -1,0 +1,262 @@
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::call::push_for_running_call;
+use crate::{
+    CallLimits, PendingAction, Session, Tool, ToolCall, ToolContext, ToolError, ToolOutput,
+    ToolResult, Turns,
+};
+
+/// Sleeps `ms`, then pushes an action labelled `label` (if given) and says
+/// which thread ran it; `"panic"` panics.
+struct Work {
+    store: Arc<crate::PendingActionStore>,
+    schema: Value,
+    returned: Arc<AtomicUsize>,
+}
+
+impl Tool for Work {
+    fn name(&self) -> &str {
+        "work"
+    }
+    fn label(&self) -> &str {
+        "Work"
+    }
+    fn description(&self) -> &str {
+        "sleeps, then may push"
+    }
+    fn parameters(&self) -> &Value {
+        &self.schema
+    }
+    fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+        if arguments["label"] == "panic" {
+            panic!("work bug");
+        }
+        if arguments["label"] == "early" {
+            push(&self.store, "early").map_err(ToolError::new)?;
+        }
+        std::thread::sleep(Duration::from_millis(arguments["ms"].as_u64().unwrap_or(0)));
+        let pushed = match arguments["label"].as_str() {
+            Some(label) if label != "early" => push(&self.store, label),
+            _ => Ok(()),
+        };
+        self.returned.fetch_add(1, Ordering::SeqCst);
+        let thread = format!("{:?}", std::thread::current().id());
+        let cancelled = context.cancellation().is_cancelled();
+        match pushed {
+            Ok(()) => Ok(ToolOutput::text(format!("{thread} cancelled={cancelled}"))),
+            Err(refused) => Err(ToolError::new(format!("{thread} {refused}"))),
+        }
+    }
+}
+
+fn push(store: &crate::PendingActionStore, label: &str) -> Result<(), String> {
+    let action = PendingAction::try_new(label, |_| Ok(ToolOutput::text("applied")))
+        .map_err(|e| e.to_string())?;
+    push_for_running_call(store, action)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+fn session(limit_ms: Option<u64>) -> (Arc<Session>, Arc<AtomicUsize>) {
+    let session = Session::new(std::env::temp_dir()).with_limits(CallLimits {
+        time: limit_ms.map(Duration::from_millis),
+        ..CallLimits::default()
+    });
+    let returned = Arc::new(AtomicUsize::new(0));
+    session
+        .register_tool(Arc::new(Work {
+            store: Arc::clone(session.store()),
+            schema: json!({"type": "object", "properties": {"ms": {"type": "integer"}}}),
+            returned: Arc::clone(&returned),
+        }))
+        .unwrap();
+    (Arc::new(session), returned)
+}
+
+/// Calls in order; records each result, the pending count after it, and
+/// the thread that took it.
+#[derive(Default)]
+struct Script {
+    calls: VecDeque<ToolCall>,
+    contexts: Vec<ToolContext>,
+    results: Vec<(ToolResult, usize)>,
+    threads: Vec<ThreadId>,
+    panic_after: Option<usize>,
+}
+
+impl Script {
+    fn of(calls: Vec<Value>) -> Self {
+        Self {
+            calls: calls
+                .into_iter()
+                .enumerate()
+                .map(|(i, call)| {
+                    let name = call["tool"].as_str().unwrap_or("work").to_owned();
+                    ToolCall::new(format!("c{i}"), name, call["args"].clone())
+                })
+                .collect(),
+            ..Self::default()
+        }
+    }
+
+    fn texts(&self) -> Vec<String> {
+        self.results.iter().map(|(r, _)| r.text()).collect()
+    }
+}
+
+impl Turns for Script {
+    fn next_call(&mut self, session: &Session) -> Option<(ToolCall, ToolContext)> {
+        if self.panic_after == Some(self.results.len()) {
+            panic!("front end bug");
+        }
+        let call = self.calls.pop_front()?;
+        let context = ToolContext::new(call.id.clone(), session.cwd().to_path_buf());
+        self.contexts.push(context.clone());
+        Some((call, context))
+    }
+
+    fn take_result(&mut self, session: &Session, result: ToolResult) {
+        self.threads.push(std::thread::current().id());
+        self.results.push((result, session.store().len()));
+    }
+}
+
+fn work(args: Value) -> Value {
+    json!({"args": args})
+}
+
+#[test]
+fn without_a_limit_every_call_runs_on_the_callers_thread() {
+    let (session, _) = session(None);
+    let script = session.drive(Script::of(vec![work(json!({})), work(json!({}))]));
+    let here = format!("{:?} cancelled=false", std::thread::current().id());
+    assert_eq!(script.texts(), [here.clone(), here]);
+}
+
+#[test]
+fn under_a_limit_the_loop_and_its_calls_share_one_session_thread() {
+    let (session, _) = session(Some(5_000));
+    let script = session.drive(Script::of(vec![
+        work(json!({})),
+        work(json!({})),
+        work(json!({})),
+    ]));
+    let texts = script.texts();
+    assert_eq!(texts[0], texts[1]);
+    assert_eq!(texts[1], texts[2]);
+    assert!(texts[0].ends_with("cancelled=false"), "{texts:?}");
+    let caller = format!("{:?}", std::thread::current().id());
+    assert!(!texts[0].starts_with(&format!("{caller} ")), "{texts:?}");
+    assert_eq!(
+        format!("{:?} cancelled=false", script.threads[0]),
+        texts[0],
+        "the front end runs on the thread that runs the calls"
+    );
+}
+
+#[test]
+fn refused_and_panicking_calls_give_the_results_execute_gives() {
+    let (session, _) = session(Some(5_000));
+    let script = session.drive(Script::of(vec![
+        json!({"tool": "nope", "args": {}}),
+        work(json!({"ms": "soon"})),
+        work(json!({"label": "panic"})),
+        work(json!({})),
+    ]));
+    let texts = script.texts();
+    assert_eq!(texts[0], "Unknown tool: nope");
+    assert!(texts[1].contains("ms"), "{}", texts[1]);
+    assert!(script.results[1].0.is_error);
+    assert_eq!(texts[2], "Tool work panicked: work bug");
+    assert!(texts[3].ends_with("cancelled=false"));
+}
+
+#[test]
+fn a_call_past_the_limit_times_out_its_pushes_are_taken_back_and_the_drive_goes_on() {
+    let (session, returned) = session(Some(300));
+    let started = Instant::now();
+    let script = session.drive(Script::of(vec![
+        work(json!({})),
+        work(json!({"label": "early", "ms": 600})),
+        // Running when the stuck call returns: its late disarm must not
+        // take these calls' place.
+        work(json!({"ms": 200})),
+        work(json!({"ms": 200})),
+        work(json!({"label": "kept"})),
+    ]));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let texts = script.texts();
+    assert_eq!(texts[1], "Tool work timed out after 300ms");
+    assert_eq!(script.results[1].1, 0, "the early push was taken back");
+    assert!(script.contexts[1].cancellation().is_cancelled());
+    for text in [&texts[0], &texts[2], &texts[3], &texts[4]] {
+        assert!(text.ends_with("cancelled=false"), "{texts:?}");
+    }
+    assert_ne!(texts[0], texts[2], "a fresh thread goes on after a timeout");
+    assert_eq!(texts[2], texts[4]);
+    assert_eq!(script.results[4].1, 1, "a later call's push is kept");
+    assert_eq!(
+        session
+            .preview(session.store().peek().unwrap().id())
+            .as_deref(),
+        Some(texts[4].as_str())
+    );
+    assert_eq!(
+        script.results.len(),
+        5,
+        "the stuck call's late result is dropped"
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while returned.load(Ordering::SeqCst) < 5 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        returned.load(Ordering::SeqCst),
+        5,
+        "the stuck call returned"
+    );
+    assert_eq!(session.store().len(), 1);
+}
+
+#[test]
+fn the_stuck_calls_late_push_is_refused() {
+    let (session, returned) = session(Some(50));
+    let script = session.drive(Script::of(vec![work(json!({"label": "late", "ms": 200}))]));
+    assert_eq!(script.texts(), ["Tool work timed out after 50ms"]);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while returned.load(Ordering::SeqCst) < 1 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(returned.load(Ordering::SeqCst), 1);
+    assert!(session.store().is_empty(), "the late push was refused");
+}
+
+#[test]
+fn resolve_in_a_drive_applies_what_an_earlier_call_pushed() {
+    let (session, _) = session(Some(5_000));
+    let script = session.drive(Script::of(vec![
+        work(json!({"label": "rename"})),
+        json!({"tool": "resolve", "args": {"action": "apply", "reason": "ok"}}),
+    ]));
+    assert_eq!(script.results[0].1, 1);
+    assert_eq!(script.texts()[1], "applied");
+    assert_eq!(script.results[1].1, 0);
+}
+
+#[test]
+fn a_panic_in_the_front_end_reaches_the_caller() {
+    let (session, _) = session(Some(5_000));
+    let mut script = Script::of(vec![work(json!({})), work(json!({}))]);
+    script.panic_after = Some(1);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        session.drive(script);
+    }));
+    let payload = caught.expect_err("the panic was resumed");
+    assert_eq!(crate::panic_message(&*payload), "front end bug");
+}
