@@ -13,7 +13,8 @@ use crate::cli::RunArgs;
 use crate::render;
 use serde_json::Value;
 
-use xcsh_script::{Driver, Request, parse_line};
+use xcsh_core::{Session, ToolCall, ToolContext, ToolResult, Turns};
+use xcsh_script::{Request, Started, Step, Steps, parse_line};
 
 /// The longest input line read into memory; a longer one is skipped
 /// (streamed past, not buffered) with an error result.
@@ -22,19 +23,23 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 /// Runs the script of `args` in `agent`'s session, writing one JSON line
 /// (or, with `--pretty`, a rendered block) per call to standard output.
 /// Lines are handled as they arrive, so a driver can converse through pipes.
+/// The calls run through [`Session::drive`](xcsh_core::Session::drive):
+/// reading, calling and writing share one thread, which a call past the
+/// time limit leaves to a fresh one.
 ///
 /// # Errors
 ///
 /// The script cannot be opened or read, or standard output cannot be
 /// written. Bad lines are not errors: they give error results.
 pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
-    let mut input: Box<dyn BufRead> = match &args.file {
+    let input: Box<dyn BufRead + Send> = match &args.file {
         Some(path) if path != Path::new("-") => {
             Box::new(BufReader::new(File::open(path).with_context(|| {
                 format!("cannot open script {}", path.display())
             })?))
         }
-        _ => Box::new(io::stdin().lock()),
+        // `Stdin` rather than its lock, which stays on one thread.
+        _ => Box::new(BufReader::with_capacity(INPUT_BUFFER_BYTES, io::stdin())),
     };
     // Not locked for the whole run: progress lines are written from the
     // thread running the call.
@@ -45,56 +50,130 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
         }
         out.flush()?;
     }
-    let mut driver = Driver::new(&agent.session);
+    let mut steps = Steps::new();
     if args.pretty {
-        driver = driver.showing_progress(Arc::new(|tool, partial| {
+        steps = steps.showing_progress(Arc::new(|tool, partial| {
             println!("{}", render::progress::line(tool, partial));
         }));
     }
-    let mut buffer = Vec::new();
-    let mut line = 0;
-    loop {
-        buffer.clear();
-        let read = read_line(&mut input, &mut buffer).context("cannot read the script")?;
-        let step = match read {
-            LineRead::End => break,
-            LineRead::Line => {
-                line += 1;
-                let parsed = parse(line, &buffer);
-                if buffer.capacity() > KEPT_BUFFER_BYTES {
-                    // A long line's text is not needed once parsed: free it
-                    // before the call runs.
-                    buffer = Vec::new();
+    let script = Script {
+        input,
+        out,
+        pretty: args.pretty,
+        steps,
+        buffer: Vec::new(),
+        line: 0,
+        running: None,
+        failed: None,
+    };
+    let script = agent.session.drive(script);
+    // What the script left pending is discarded, never applied, as under
+    // every front end (a warning names each).
+    agent.session.end();
+    match script.failed {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// How much of standard input is read at a time.
+const INPUT_BUFFER_BYTES: usize = 64 * 1024;
+
+/// `xcsh run`'s side of the drive: lines in, steps out.
+struct Script {
+    input: Box<dyn BufRead + Send>,
+    out: io::Stdout,
+    pretty: bool,
+    steps: Steps,
+    buffer: Vec<u8>,
+    /// The number of the last line read.
+    line: usize,
+    /// The call running now.
+    running: Option<Started>,
+    /// Why the script stopped early (input unreadable, output closed).
+    failed: Option<anyhow::Error>,
+}
+
+impl Script {
+    /// The next line's request; rejected lines are answered here.
+    fn next_request(&mut self, session: &Session) -> anyhow::Result<Option<Request>> {
+        loop {
+            self.buffer.clear();
+            let read = read_line(&mut self.input, &mut self.buffer)
+                .context("cannot read the script")?;
+            let line = match read {
+                LineRead::End => return Ok(None),
+                LineRead::Line | LineRead::TooLong => {
+                    self.line += 1;
+                    self.line
                 }
-                match parsed {
-                    Some(Ok(request)) => driver.call(line, request),
-                    Some(Err((id, message))) => driver.reject(line, id, message),
-                    None => continue,
-                }
-            }
-            LineRead::TooLong => {
-                line += 1;
-                driver.reject(
-                    line,
+            };
+            let rejected = if read == LineRead::TooLong {
+                (
                     None,
                     format!(
                         "line {line} is longer than {} MiB; skipped",
                         MAX_LINE_BYTES / (1024 * 1024)
                     ),
                 )
-            }
-        };
-        if args.pretty {
-            writeln!(out, "{}", render::step(&step))?;
-        } else {
-            writeln!(out, "{}", step.to_json_line())?;
+            } else {
+                let parsed = parse(line, &self.buffer);
+                if self.buffer.capacity() > KEPT_BUFFER_BYTES {
+                    // A long line's text is not needed once parsed: free it
+                    // before the call runs.
+                    self.buffer = Vec::new();
+                }
+                match parsed {
+                    Some(Ok(request)) => return Ok(Some(request)),
+                    Some(Err(rejected)) => rejected,
+                    None => continue,
+                }
+            };
+            let step = self.steps.reject(session, line, rejected.0, rejected.1);
+            self.write(&step)?;
         }
-        out.flush()?;
     }
-    // What the script left pending is discarded, never applied, as under
-    // every front end (a warning names each).
-    agent.session.end();
-    Ok(())
+
+    fn write(&mut self, step: &Step) -> anyhow::Result<()> {
+        if self.pretty {
+            writeln!(self.out, "{}", render::step(step))?;
+        } else {
+            writeln!(self.out, "{}", step.to_json_line())?;
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+impl Turns for Script {
+    fn next_call(&mut self, session: &Session) -> Option<(ToolCall, ToolContext)> {
+        if self.failed.is_some() {
+            return None;
+        }
+        match self.next_request(session) {
+            Ok(Some(request)) => {
+                let (started, call, context) = self.steps.start(session, self.line, request);
+                self.running = Some(started);
+                Some((call, context))
+            }
+            Ok(None) => None,
+            Err(error) => {
+                self.failed = Some(error);
+                None
+            }
+        }
+    }
+
+    fn take_result(&mut self, session: &Session, result: ToolResult) {
+        let started = self
+            .running
+            .take()
+            .expect("a result follows the call next_call gave");
+        let step = self.steps.finish(session, started, result);
+        if let Err(error) = self.write(&step) {
+            self.failed = Some(error);
+        }
+    }
 }
 
 /// What [`read_line`] found.

@@ -1,9 +1,16 @@
 //! Figure 10, the time limit's hand-off: one `noop` call of the benchmark
-//! pack through `Session::execute` with the default time limit (the call
-//! runs on a reused worker thread, the caller waits for it at most that
-//! long) against the same session call without a limit (on the caller's
-//! thread), in wall time and in CPU time; and the ways of making that
-//! hand-off that were weighed, each with the same trivial job:
+//! pack with the default time limit against the same call without a
+//! limit, in wall time and in CPU time, along both call paths:
+//!
+//! - `drive`: `Session::drive`, as `xcsh run` calls: the front end's loop
+//!   and its calls on one session thread, the caller's thread the
+//!   watchdog; without a limit, all on the caller's thread;
+//! - `session`: `Session::execute`, as MCP and `xcsh agent` call: the call
+//!   runs on a reused worker thread and the caller waits for it at most
+//!   the limit; without one, on the caller's thread;
+//!
+//! and the ways of making that hand-off that were weighed, each with the
+//! same trivial job:
 //!
 //! - `inline`: the job on the caller's thread (the floor);
 //! - `std_mpsc`: the runner before this figure: a job channel to the
@@ -12,9 +19,11 @@
 //! - `crossbeam`: the same over `crossbeam-channel`, which spins briefly
 //!   before it sleeps;
 //! - `watchdog`: the job on the caller's thread, a watchdog thread told
-//!   each call's deadline. Cheap, but it cannot keep the guarantee: the
-//!   caller's own thread is the one stuck in a call past the limit, so
-//!   nothing can return the timeout to it.
+//!   each call's deadline. Cheap, but alone it cannot keep the guarantee:
+//!   the caller's own thread is the one stuck in a call past the limit.
+//!   `Session::drive` is this design made whole: the loop that would wait
+//!   for the result runs on the stuck thread too, so the watchdog can hand
+//!   the session to a fresh thread.
 //!
 //! The CPU table is measured outside criterion: process CPU time
 //! (`getrusage`, every thread, user and system) over many calls, back to back
@@ -33,7 +42,7 @@ use serde_json::json;
 use xcsh_bench_pack::base_name;
 use xcsh_benches::bench_pack_path;
 use xcsh_benches::report::{Row, Target, duration, save_section, timing_table};
-use xcsh_core::{CallLimits, Session, ToolCall};
+use xcsh_core::{CallLimits, Session, ToolCall, ToolContext, ToolResult, Turns};
 
 /// The agent's default call time limit.
 const LIMIT: Duration = Duration::from_secs(300);
@@ -43,7 +52,7 @@ type Job = Box<dyn FnOnce() -> u64 + Send>;
 /// A session with the benchmark pack, with or without the time limit.
 struct Fixture {
     _dir: tempfile::TempDir,
-    session: Session,
+    session: Arc<Session>,
     noop: ToolCall,
 }
 
@@ -66,12 +75,58 @@ impl Fixture {
         Self {
             noop: ToolCall::new("bench-noop", name, json!({})),
             _dir: dir,
-            session,
+            session: Arc::new(session),
         }
     }
 
     fn call(&self) {
         let result = self.session.execute(&self.noop);
+        assert!(!result.is_error, "{}", result.text());
+        black_box(result);
+    }
+
+    /// `calls` `noop` calls through `Session::drive`, `gap` slept before
+    /// each; the time from each call's start to its result, summed.
+    fn drive(&self, calls: u64, gap: Duration) -> Duration {
+        let turns = self.session.drive(NoopTurns {
+            call: self.noop.clone(),
+            left: calls,
+            gap,
+            started: None,
+            wall: Duration::ZERO,
+        });
+        assert_eq!(turns.left, 0);
+        turns.wall
+    }
+}
+
+/// The benchmark's front end: the same `noop` call `left` times.
+struct NoopTurns {
+    call: ToolCall,
+    left: u64,
+    gap: Duration,
+    started: Option<Instant>,
+    wall: Duration,
+}
+
+impl Turns for NoopTurns {
+    fn next_call(&mut self, session: &Session) -> Option<(ToolCall, ToolContext)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        if !self.gap.is_zero() {
+            std::thread::sleep(self.gap);
+        }
+        let context = ToolContext::new(self.call.id.clone(), session.cwd().to_path_buf());
+        self.started = Some(Instant::now());
+        Some((self.call.clone(), context))
+    }
+
+    fn take_result(&mut self, _: &Session, result: ToolResult) {
+        if let Some(started) = self.started.take() {
+            self.wall += started.elapsed();
+        }
         assert!(!result.is_error, "{}", result.text());
         black_box(result);
     }
@@ -169,6 +224,12 @@ fn job() -> Job {
 
 fn bench_handoff(c: &mut Criterion, unlimited: &Fixture, limited: &Fixture) {
     let mut group = c.benchmark_group("handoff");
+    group.bench_function(BenchmarkId::new("drive", "unlimited"), |b| {
+        b.iter_custom(|iters| unlimited.drive(iters, Duration::ZERO));
+    });
+    group.bench_function(BenchmarkId::new("drive", "limited"), |b| {
+        b.iter_custom(|iters| limited.drive(iters, Duration::ZERO));
+    });
     group.bench_function(BenchmarkId::new("session", "unlimited"), |b| {
         b.iter(|| unlimited.call());
     });
@@ -224,30 +285,50 @@ fn per_call(calls: u32, gap: Duration, call: impl Fn()) -> (f64, f64) {
     (wall.as_nanos() as f64 / n, cpu.as_nanos() as f64 / n)
 }
 
-/// The CPU table: each pattern, unlimited then limited, in the same minute.
+/// Wall and CPU nanoseconds per call of `calls` `noop` calls through
+/// `fixture.drive`, `gap` between them (the gap's wall time left out).
+fn per_driven_call(fixture: &Fixture, calls: u32, gap: Duration) -> (f64, f64) {
+    fixture.drive(u64::from(calls / 10), gap);
+    let cpu_before = process_cpu();
+    let wall = fixture.drive(u64::from(calls), gap);
+    let cpu = process_cpu() - cpu_before;
+    let n = f64::from(calls);
+    (wall.as_nanos() as f64 / n, cpu.as_nanos() as f64 / n)
+}
+
+/// The CPU table: each path and pattern, unlimited then limited, in the
+/// same minute.
 fn cpu_table(unlimited: &Fixture, limited: &Fixture) -> String {
     let mut table = String::from(
-        "| calls | wall, limited | wall, unlimited | CPU per call, limited | CPU per call, unlimited | CPU the hand-off adds per call |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: |\n",
+        "| path | calls | wall, limited | wall, unlimited | CPU per call, limited | CPU per call, unlimited | CPU the hand-off adds per call |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
     );
     let patterns = [
         ("back to back, 200000 calls", 200_000, Duration::ZERO),
         ("1 ms apart, 2000 calls", 2_000, Duration::from_millis(1)),
     ];
     for (what, calls, gap) in patterns {
+        let (wall_u, cpu_u) = per_driven_call(unlimited, calls, gap);
+        let (wall_l, cpu_l) = per_driven_call(limited, calls, gap);
+        cpu_row(&mut table, "`Session::drive`", what, (wall_l, wall_u, cpu_l, cpu_u));
         let (wall_u, cpu_u) = per_call(calls, gap, || unlimited.call());
         let (wall_l, cpu_l) = per_call(calls, gap, || limited.call());
-        let _ = writeln!(
-            table,
-            "| {what} | {} | {} | {} | {} | {} |",
-            duration(wall_l),
-            duration(wall_u),
-            duration(cpu_l),
-            duration(cpu_u),
-            duration(cpu_l - cpu_u),
-        );
+        cpu_row(&mut table, "`Session::execute`", what, (wall_l, wall_u, cpu_l, cpu_u));
     }
     table
+}
+
+/// One row of the CPU table: limited and unlimited wall, then CPU.
+fn cpu_row(table: &mut String, path: &str, what: &str, (wall_l, wall_u, cpu_l, cpu_u): (f64, f64, f64, f64)) {
+    let _ = writeln!(
+        table,
+        "| {path} | {what} | {} | {} | {} | {} | {} |",
+        duration(wall_l),
+        duration(wall_u),
+        duration(cpu_l),
+        duration(cpu_u),
+        duration(cpu_l - cpu_u),
+    );
 }
 
 fn main() {
@@ -260,11 +341,16 @@ fn main() {
     let cpu = cpu_table(&unlimited, &limited);
     let rows = [
         Row::new(
-            "`noop` through the session, default time limit vs none",
-            "handoff/session/limited",
-            "handoff/session/unlimited",
+            "`noop` through `Session::drive` (`xcsh run`), default time limit vs none",
+            "handoff/drive/limited",
+            "handoff/drive/unlimited",
         )
         .target(Target::Ratio(1.5)),
+        Row::new(
+            "`noop` through `Session::execute` (MCP, `xcsh agent`), default time limit vs none",
+            "handoff/session/limited",
+            "handoff/session/unlimited",
+        ),
         Row::new(
             "candidate: std channels both ways (the runner before) vs inline",
             "handoff/candidate/std_mpsc",
@@ -284,11 +370,13 @@ fn main() {
     save_section(
         "10-handoff",
         &format!(
-            "### 10. Time-limit hand-off\n\nOne `noop` call through `Session::execute` with the \
-             default time limit (300 s: the call runs on a reused worker thread; both sides spin \
-             briefly, adaptively, before sleeping) against the same session without a limit \
-             (the call on the caller's thread), and the hand-offs weighed, each with a trivial \
-             job, against that job run inline.\n\n{}\nCPU time of the whole process \
+            "### 10. Time-limit hand-off\n\nOne `noop` call with the default time limit \
+             (300 s) against the same call without a limit, along both call paths: \
+             `Session::drive` (`xcsh run`: the front end's loop and its calls on one session \
+             thread, the caller's thread the watchdog) and `Session::execute` (MCP, `xcsh \
+             agent`: the call on a reused worker thread, both sides spinning briefly, \
+             adaptively, before sleeping); and the hand-offs weighed, each with a trivial job, \
+             against that job run inline.\n\n{}\nCPU time of the whole process \
              (`getrusage`: user and system, every thread), the same `noop` call; wall time per call excludes the \
              gap:\n\n{}",
             timing_table(&rows),

@@ -2,7 +2,8 @@
 //! calls of the benchmark pack, the pack in-process and isolated, against
 //! the floor: one process that reads the same script into memory, then
 //! parses each line, calls the session (the same session `xcsh run` has:
-//! the pack in-process, the default time limit) and serialises each step
+//! the pack in-process, the default time limit, `Session::drive`) and
+//! serialises each step
 //! into a buffer, with no I/O. Calls per second (lines over wall time,
 //! start-up included for all three) and peak RSS, each run in a fresh
 //! process measured by a middleman (see `xcsh_benches::process_run`).
@@ -12,6 +13,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 use xcsh_agent::start_session;
 use xcsh_bench_pack::base_name;
@@ -20,7 +22,8 @@ use xcsh_benches::process_run::{
 };
 use xcsh_benches::report::{duration, save_section};
 use xcsh_benches::{bench_pack_path, xcsh_binary};
-use xcsh_script::{Driver, parse_line};
+use xcsh_core::{Session, ToolCall, ToolContext, ToolResult, Turns};
+use xcsh_script::{Started, Step, Steps, parse_line};
 use xcsh_sources::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
 
 /// Calls in the script.
@@ -37,8 +40,9 @@ const FLOOR_ARG: &str = "__floor";
 const IN_PROCESS_TARGET: f64 = 0.5;
 const ISOLATED_TARGET: f64 = 0.25;
 
-/// The floor loop, in this process: the script's lines parsed, called and
-/// serialised; nothing written anywhere.
+/// The floor loop, in this process: the script's lines parsed, called
+/// through [`Session::drive`] (as `xcsh run` calls them) and serialised;
+/// nothing written anywhere.
 fn floor(script: &Path, pack: &Path) {
     let dir = tempfile::tempdir().expect("a working directory");
     let policy = RunPolicy {
@@ -48,27 +52,72 @@ fn floor(script: &Path, pack: &Path) {
     let (session, report) =
         start_session(dir.path(), &[pack.to_path_buf()], &policy).expect("a session");
     assert!(report.problems().is_empty(), "{:?}", report.problems());
-    let text = std::fs::read_to_string(script).expect("the script");
-    let driver = Driver::new(&session);
-    let mut out = String::new();
-    let mut errors = 0usize;
-    for (number, line) in text.lines().enumerate() {
-        out.clear();
-        let step = match parse_line(line) {
-            Some(Ok(request)) => driver.call(number + 1, request),
-            Some(Err(rejected)) => driver.reject(
-                number + 1,
-                rejected.id.clone(),
-                rejected.on_line(number + 1),
-            ),
-            None => continue,
-        };
-        errors += usize::from(step.result.is_error);
-        let _ = writeln!(out, "{}", step.to_json_line());
-    }
-    assert_eq!(errors, 0, "every call of the floor succeeds");
-    std::hint::black_box(out);
+    let session = Arc::new(session);
+    let floor = session.drive(Floor {
+        text: std::fs::read_to_string(script).expect("the script"),
+        at: 0,
+        line: 0,
+        steps: Steps::new(),
+        running: None,
+        out: String::new(),
+        errors: 0,
+    });
+    assert_eq!(floor.errors, 0, "every call of the floor succeeds");
+    std::hint::black_box(floor.out);
     session.end();
+}
+
+/// The floor's side of the drive: lines from memory, steps into a buffer.
+struct Floor {
+    text: String,
+    /// Where the next line starts.
+    at: usize,
+    line: usize,
+    steps: Steps,
+    running: Option<Started>,
+    out: String,
+    errors: usize,
+}
+
+impl Floor {
+    fn record(&mut self, step: &Step) {
+        self.out.clear();
+        self.errors += usize::from(step.result.is_error);
+        let _ = writeln!(self.out, "{}", step.to_json_line());
+    }
+}
+
+impl Turns for Floor {
+    fn next_call(&mut self, session: &Session) -> Option<(ToolCall, ToolContext)> {
+        while self.at < self.text.len() {
+            let end = self.text[self.at..]
+                .find('\n')
+                .map_or(self.text.len(), |i| self.at + i);
+            let text = &self.text[self.at..end];
+            self.at = end + 1;
+            self.line += 1;
+            match parse_line(text) {
+                Some(Ok(request)) => {
+                    let (started, call, context) = self.steps.start(session, self.line, request);
+                    self.running = Some(started);
+                    return Some((call, context));
+                }
+                Some(Err(rejected)) => {
+                    let message = rejected.on_line(self.line);
+                    let step = self.steps.reject(session, self.line, rejected.id, message);
+                    self.record(&step);
+                }
+                None => {}
+            }
+        }
+        None
+    }
+
+    fn take_result(&mut self, session: &Session, result: ToolResult) {
+        let started = self.running.take().expect("a call is running");
+        let step = self.steps.finish(session, started, result);
+        self.record(&step);
+    }
 }
 
 /// The benchmark pack's `noop`, as `xcsh tools` names it.

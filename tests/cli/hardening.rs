@@ -150,8 +150,9 @@ fn a_pack_call_past_the_time_limit_times_out_and_the_script_goes_on() {
         resolve_line("apply", "still here"),
     ]
     .join("\n");
-    let started = std::time::Instant::now();
+    // Built (if need be) before the clock starts.
     let hostile = pack_path("fixture-hostile");
+    let started = std::time::Instant::now();
     let (lines, _) = run_bytes(
         &env,
         &["--plugin", arg(&hostile), "--tool-timeout", "0.3"],
@@ -161,6 +162,40 @@ fn a_pack_call_past_the_time_limit_times_out_and_the_script_goes_on() {
     assert!(started.elapsed() < std::time::Duration::from_secs(4));
     assert_eq!(error_text(&lines[1]), "Tool block timed out after 300ms");
     assert_eq!(lines[2]["result"]["isError"], false);
+    assert_eq!(env.files(), ["a-1.txt"]);
+}
+
+#[test]
+fn a_script_whose_calls_never_return_neither_stops_nor_hangs() {
+    let env = Env::new();
+    env.write("a.txt", "a");
+    let never = json!({"tool": "block", "arguments": {"ms": 600_000}}).to_string();
+    let input = [
+        never.clone(),
+        preview_line(&["a.txt"], json!({"kind": "suffix", "suffix": "-1"})),
+        never.clone(),
+        never,
+        resolve_line("apply", "still here"),
+    ]
+    .join("\n");
+    // Built (if need be) before the clock starts.
+    let hostile = pack_path("fixture-hostile");
+    let started = std::time::Instant::now();
+    let (lines, _) = run_bytes(
+        &env,
+        &["--plugin", arg(&hostile), "--tool-timeout", "0.3"],
+        input.as_bytes(),
+        1024,
+    );
+    // Three limits of 300 ms, and no wait for the calls still blocked.
+    assert!(started.elapsed() < std::time::Duration::from_secs(8));
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    for line in [&lines[0], &lines[2], &lines[3]] {
+        assert_eq!(error_text(line), "Tool block timed out after 300ms");
+    }
+    assert_eq!(lines[3]["pending"], 1, "the preview stays pending");
+    assert_eq!(lines[4]["result"]["isError"], false);
+    assert_eq!(lines[4]["line"], 5);
     assert_eq!(env.files(), ["a-1.txt"]);
 }
 

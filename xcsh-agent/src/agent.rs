@@ -80,8 +80,9 @@ impl ToolSource<'_> {
 /// A started session with what loading its packs did.
 #[derive(Debug)]
 pub struct Agent {
-    /// The session.
-    pub session: Session,
+    /// The session (shared: [`Session::drive`] runs it on threads of its
+    /// own).
+    pub session: Arc<Session>,
     /// What loading the packs did.
     pub report: LoadReport,
     /// Sources that named nothing usable.
@@ -105,7 +106,7 @@ impl Agent {
     ) -> Result<Self, RegistryError> {
         let (session, loaded) = start_session_loaded(cwd, &discovery.packs, policy)?;
         Ok(Self {
-            session,
+            session: Arc::new(session),
             report: loaded.report,
             warnings: discovery.warnings,
             isolated: loaded.isolated,

@@ -22,14 +22,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
-use xcsh_core::{
-    PendingSummary, ProviderCapabilities, Session, ToolCall, ToolChoice, ToolContext, ToolError,
-    ToolResult,
-};
+use xcsh_core::{PendingSummary, Session, ToolChoice, ToolResult};
 
 /// How many of the newest pending actions a step carries for display; the
 /// count covers them all. Reading more would make every step cost as much
@@ -184,19 +179,13 @@ fn count<S: Serializer>(pending: &PendingSummary, serializer: S) -> Result<S::Ok
 /// Runs calls in a session and reports each as a [`Step`].
 pub struct Driver<'a> {
     session: &'a Session,
-    provider: ProviderCapabilities,
-    /// Shows each partial result a tool reports, with the tool's name.
-    progress: Option<ShowProgress>,
+    steps: Steps,
 }
-
-/// Shows a partial result of the named tool as it runs.
-pub type ShowProgress = Arc<dyn Fn(&str, &xcsh_core::ToolOutput) + Send + Sync>;
 
 impl std::fmt::Debug for Driver<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Driver")
-            .field("provider", &self.provider)
-            .field("shows_progress", &self.progress.is_some())
+            .field("steps", &self.steps)
             .finish_non_exhaustive()
     }
 }
@@ -206,66 +195,34 @@ impl<'a> Driver<'a> {
     pub fn new(session: &'a Session) -> Self {
         Self {
             session,
-            provider: ProviderCapabilities::default(),
-            progress: None,
+            steps: Steps::new(),
         }
     }
 
     /// Shows each partial result a tool reports (`report_progress`)
     /// through `show` while the call runs.
     pub fn showing_progress(mut self, show: ShowProgress) -> Self {
-        self.progress = Some(show);
+        self.steps = self.steps.showing_progress(show);
         self
     }
 
     /// Runs `request`, entry number `line`.
     pub fn call(&self, line: usize, request: Request) -> Step {
-        let call_id = match &request.id {
-            Some(Value::String(id)) => id.clone(),
-            Some(other) => other.to_string(),
-            None => format!("call-{line}"),
-        };
-        let call = ToolCall::new(call_id, request.tool.clone(), request.arguments);
-        tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
-        let mut context = ToolContext::new(call.id.clone(), self.session.cwd().to_path_buf());
-        if let Some(show) = &self.progress {
-            let (show, tool) = (Arc::clone(show), call.name.clone());
-            context = context.with_progress(Arc::new(move |partial| show(&tool, partial)));
-        }
+        let (started, call, context) = self.steps.start(self.session, line, request);
         let result = self.session.execute_owned(call, context);
-        self.step(line, request.id, Some(request.tool), result)
+        self.steps.finish(self.session, started, result)
     }
 
     /// Reports a line that was not a tool call; nothing runs.
     pub fn reject(&self, line: usize, id: Option<Value>, message: String) -> Step {
-        self.step(line, id, None, ToolError::new(message).into())
-    }
-
-    fn step(
-        &self,
-        line: usize,
-        id: Option<Value>,
-        tool: Option<String>,
-        result: ToolResult,
-    ) -> Step {
-        Step {
-            line,
-            id,
-            tool,
-            result,
-            pending: self.session.store().summary(PENDING_SHOWN),
-            tool_choice: self.session.next_tool_choice(self.provider),
-            reminders: self
-                .session
-                .take_messages()
-                .into_iter()
-                .map(|message| message.text)
-                .collect(),
-        }
+        self.steps.reject(self.session, line, id, message)
     }
 }
 
 mod budget;
+mod steps;
+
+pub use steps::{ShowProgress, Started, Steps};
 
 #[cfg(test)]
 mod tests;
