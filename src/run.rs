@@ -99,8 +99,8 @@ impl Script {
     fn next_request(&mut self, session: &Session) -> anyhow::Result<Option<Request>> {
         loop {
             self.buffer.clear();
-            let read = read_line(&mut self.input, &mut self.buffer)
-                .context("cannot read the script")?;
+            let read =
+                read_line(&mut self.input, &mut self.buffer).context("cannot read the script")?;
             let line = match read {
                 LineRead::End => return Ok(None),
                 LineRead::Line | LineRead::TooLong => {

@@ -310,16 +310,31 @@ fn cpu_table(unlimited: &Fixture, limited: &Fixture) -> String {
     for (what, calls, gap) in patterns {
         let (wall_u, cpu_u) = per_driven_call(unlimited, calls, gap);
         let (wall_l, cpu_l) = per_driven_call(limited, calls, gap);
-        cpu_row(&mut table, "`Session::drive`", what, (wall_l, wall_u, cpu_l, cpu_u));
+        cpu_row(
+            &mut table,
+            "`Session::drive`",
+            what,
+            (wall_l, wall_u, cpu_l, cpu_u),
+        );
         let (wall_u, cpu_u) = per_call(calls, gap, || unlimited.call());
         let (wall_l, cpu_l) = per_call(calls, gap, || limited.call());
-        cpu_row(&mut table, "`Session::execute`", what, (wall_l, wall_u, cpu_l, cpu_u));
+        cpu_row(
+            &mut table,
+            "`Session::execute`",
+            what,
+            (wall_l, wall_u, cpu_l, cpu_u),
+        );
     }
     table
 }
 
 /// One row of the CPU table: limited and unlimited wall, then CPU.
-fn cpu_row(table: &mut String, path: &str, what: &str, (wall_l, wall_u, cpu_l, cpu_u): (f64, f64, f64, f64)) {
+fn cpu_row(
+    table: &mut String,
+    path: &str,
+    what: &str,
+    (wall_l, wall_u, cpu_l, cpu_u): (f64, f64, f64, f64),
+) {
     let _ = writeln!(
         table,
         "| {path} | {what} | {} | {} | {} | {} | {} |",

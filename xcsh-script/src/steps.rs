@@ -85,7 +85,13 @@ impl Steps {
     /// The step of the call `started` that gave `result`, with the session
     /// state it left.
     pub fn finish(&self, session: &Session, started: Started, result: ToolResult) -> Step {
-        self.step(session, started.line, started.id, Some(started.tool), result)
+        self.step(
+            session,
+            started.line,
+            started.id,
+            Some(started.tool),
+            result,
+        )
     }
 
     /// The step of a line that was not a tool call; nothing runs.
