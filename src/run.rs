@@ -23,7 +23,7 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 /// Runs the script of `args` in `agent`'s session, writing one JSON line
 /// (or, with `--pretty`, a rendered block) per call to standard output.
 /// Lines are handled as they arrive, so a driver can converse through pipes.
-/// The calls run through [`Session::drive`](xcsh_core::Session::drive):
+/// The calls run through [`xcsh_core::drive`]:
 /// reading, calling and writing share one thread, which a call past the
 /// time limit leaves to a fresh one.
 ///
@@ -66,7 +66,7 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
         running: None,
         failed: None,
     };
-    let script = agent.session.drive(script);
+    let script = xcsh_core::drive(&agent.session, script);
     // What the script left pending is discarded, never applied, as under
     // every front end (a warning names each).
     agent.session.end();

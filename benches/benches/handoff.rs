@@ -2,7 +2,7 @@
 //! pack with the default time limit against the same call without a
 //! limit, in wall time and in CPU time, along both call paths:
 //!
-//! - `drive`: `Session::drive`, as `xcsh run` calls: the front end's loop
+//! - `drive`: `xcsh_core::drive`, as `xcsh run` calls: the front end's loop
 //!   and its calls on one session thread, the caller's thread the
 //!   watchdog; without a limit, all on the caller's thread;
 //! - `session`: `Session::execute`, as MCP and `xcsh agent` call: the call
@@ -21,7 +21,7 @@
 //! - `watchdog`: the job on the caller's thread, a watchdog thread told
 //!   each call's deadline. Cheap, but alone it cannot keep the guarantee:
 //!   the caller's own thread is the one stuck in a call past the limit.
-//!   `Session::drive` is this design made whole: the loop that would wait
+//!   `xcsh_core::drive` is this design made whole: the loop that would wait
 //!   for the result runs on the stuck thread too, so the watchdog can hand
 //!   the session to a fresh thread.
 //!
@@ -85,16 +85,19 @@ impl Fixture {
         black_box(result);
     }
 
-    /// `calls` `noop` calls through `Session::drive`, `gap` slept before
+    /// `calls` `noop` calls through `xcsh_core::drive`, `gap` slept before
     /// each; the time from each call's start to its result, summed.
     fn drive(&self, calls: u64, gap: Duration) -> Duration {
-        let turns = self.session.drive(NoopTurns {
-            call: self.noop.clone(),
-            left: calls,
-            gap,
-            started: None,
-            wall: Duration::ZERO,
-        });
+        let turns = xcsh_core::drive(
+            &self.session,
+            NoopTurns {
+                call: self.noop.clone(),
+                left: calls,
+                gap,
+                started: None,
+                wall: Duration::ZERO,
+            },
+        );
         assert_eq!(turns.left, 0);
         turns.wall
     }
@@ -312,7 +315,7 @@ fn cpu_table(unlimited: &Fixture, limited: &Fixture) -> String {
         let (wall_l, cpu_l) = per_driven_call(limited, calls, gap);
         cpu_row(
             &mut table,
-            "`Session::drive`",
+            "`xcsh_core::drive`",
             what,
             (wall_l, wall_u, cpu_l, cpu_u),
         );
@@ -356,7 +359,7 @@ fn main() {
     let cpu = cpu_table(&unlimited, &limited);
     let rows = [
         Row::new(
-            "`noop` through `Session::drive` (`xcsh run`), default time limit vs none",
+            "`noop` through `xcsh_core::drive` (`xcsh run`), default time limit vs none",
             "handoff/drive/limited",
             "handoff/drive/unlimited",
         )
@@ -387,7 +390,7 @@ fn main() {
         &format!(
             "### 10. Time-limit hand-off\n\nOne `noop` call with the default time limit \
              (300 s) against the same call without a limit, along both call paths: \
-             `Session::drive` (`xcsh run`: the front end's loop and its calls on one session \
+             `xcsh_core::drive` (`xcsh run`: the front end's loop and its calls on one session \
              thread, the caller's thread the watchdog) and `Session::execute` (MCP, `xcsh \
              agent`: the call on a reused worker thread, both sides spinning briefly, \
              adaptively, before sleeping); and the hand-offs weighed, each with a trivial job, \

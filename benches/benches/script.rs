@@ -2,7 +2,7 @@
 //! calls of the benchmark pack, the pack in-process and isolated, against
 //! the floor: one process that reads the same script into memory, then
 //! parses each line, calls the session (the same session `xcsh run` has:
-//! the pack in-process, the default time limit, `Session::drive`) and
+//! the pack in-process, the default time limit, `xcsh_core::drive`) and
 //! serialises each step
 //! into a buffer, with no I/O. Calls per second (lines over wall time,
 //! start-up included for all three) and peak RSS, each run in a fresh
@@ -41,7 +41,7 @@ const IN_PROCESS_TARGET: f64 = 0.5;
 const ISOLATED_TARGET: f64 = 0.25;
 
 /// The floor loop, in this process: the script's lines parsed, called
-/// through [`Session::drive`] (as `xcsh run` calls them) and serialised;
+/// through [`xcsh_core::drive`] (as `xcsh run` calls them) and serialised;
 /// nothing written anywhere.
 fn floor(script: &Path, pack: &Path) {
     let dir = tempfile::tempdir().expect("a working directory");
@@ -53,15 +53,18 @@ fn floor(script: &Path, pack: &Path) {
         start_session(dir.path(), &[pack.to_path_buf()], &policy).expect("a session");
     assert!(report.problems().is_empty(), "{:?}", report.problems());
     let session = Arc::new(session);
-    let floor = session.drive(Floor {
-        text: std::fs::read_to_string(script).expect("the script"),
-        at: 0,
-        line: 0,
-        steps: Steps::new(),
-        running: None,
-        out: String::new(),
-        errors: 0,
-    });
+    let floor = xcsh_core::drive(
+        &session,
+        Floor {
+            text: std::fs::read_to_string(script).expect("the script"),
+            at: 0,
+            line: 0,
+            steps: Steps::new(),
+            running: None,
+            out: String::new(),
+            errors: 0,
+        },
+    );
     assert_eq!(floor.errors, 0, "every call of the floor succeeds");
     std::hint::black_box(floor.out);
     session.end();

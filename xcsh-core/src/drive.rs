@@ -1,7 +1,7 @@
 //! Driving a session from a front end that reads calls one after another.
 //!
 //! [`Session::execute`] hands each limited call to a worker thread and
-//! waits for it: two thread hand-offs per call. [`Session::drive`] turns
+//! waits for it: two thread hand-offs per call. [`drive`] turns
 //! that around for a front end that owns its loop (`xcsh run`): the loop
 //! and every call run on one session thread, and the caller's thread
 //! becomes the watchdog. When a call passes the limit, the watchdog takes
@@ -23,7 +23,7 @@ use crate::sync::lock;
 use crate::watchdog::{Event, Watchdog};
 use crate::{CancellationToken, Session, ToolCall, ToolContext, ToolResult};
 
-/// A front end's side of [`Session::drive`]: where the calls come from and
+/// A front end's side of [`drive`]: where the calls come from and
 /// where their results go.
 ///
 /// Both methods run on a session thread, never two at once; the value
@@ -51,70 +51,95 @@ type Ended<T> = std::thread::Result<T>;
 
 type Dog<T> = Watchdog<Parked<T>, Ended<T>>;
 
-impl Session {
-    /// Runs every call `turns` gives, each under the session's limits,
-    /// handing each result back, until [`Turns::next_call`] gives `None`;
-    /// returns `turns`.
-    ///
-    /// Results are those of [`execute_with`](Self::execute_with), timeouts
-    /// and panics included; a call past the limit is abandoned at the limit
-    /// and the drive goes on. A panic in `turns` itself ends the drive and
-    /// is resumed on the caller's thread.
-    pub fn drive<T: Turns>(self: &Arc<Self>, mut turns: T) -> T {
-        let Some(limit) = self.limits().time else {
-            while let Some((call, context)) = turns.next_call(self) {
-                let result = self.execute_owned(call, context);
-                turns.take_result(self, result);
-            }
-            return turns;
-        };
-        let dog: Arc<Dog<T>> = Arc::default();
-        let mut first = start_thread(self, &dog, turns, None);
-        loop {
-            if let Err((turns, result)) = first {
-                // No thread could start: the calls run as `execute` runs
-                // them, on workers, still under the limit.
-                return self.drive_here(turns, result);
-            }
-            match dog.next_event(limit) {
-                Event::Ended(Ok(turns)) => return turns,
-                Event::Ended(Err(panic)) => resume_unwind(panic),
-                Event::Expired(parked) => first = self.expire(&dog, parked),
-            }
+/// Runs every call `turns` gives in `session`, each under the session's
+/// limits, handing each result back, until [`Turns::next_call`] gives
+/// `None`; returns `turns`.
+///
+/// Results are those of [`Session::execute_with`], timeouts and panics
+/// included; a call past the limit is abandoned at the limit and the drive
+/// goes on. A panic in `turns` itself ends the drive and is resumed on the
+/// caller's thread.
+///
+/// ```
+/// use std::sync::Arc;
+/// use serde_json::json;
+/// use xcsh_core::{Session, ToolCall, ToolContext, ToolResult, Turns};
+///
+/// /// Calls `resolve` once and keeps its answer.
+/// struct Once(Option<String>);
+///
+/// impl Turns for Once {
+///     fn next_call(&mut self, session: &Session) -> Option<(ToolCall, ToolContext)> {
+///         if self.0.is_some() {
+///             return None;
+///         }
+///         let call = ToolCall::new("1", "resolve", json!({"action": "apply", "reason": "ok"}));
+///         let context = ToolContext::new("1", session.cwd().to_path_buf());
+///         Some((call, context))
+///     }
+///
+///     fn take_result(&mut self, _: &Session, result: ToolResult) {
+///         self.0 = Some(result.text());
+///     }
+/// }
+///
+/// let session = Arc::new(Session::new(std::env::temp_dir()));
+/// let once = xcsh_core::drive(&session, Once(None));
+/// assert_eq!(
+///     once.0.as_deref(),
+///     Some("No pending action to resolve. Nothing to apply or discard.")
+/// );
+/// ```
+pub fn drive<T: Turns>(session: &Arc<Session>, turns: T) -> T {
+    let Some(limit) = session.limits().time else {
+        return drive_here(session, turns, None);
+    };
+    let dog: Arc<Dog<T>> = Arc::default();
+    let mut started = start_thread(session, &dog, turns, None);
+    loop {
+        if let Err((turns, result)) = started {
+            // No thread could start: the calls run as `execute` runs them,
+            // on workers, still under the limit.
+            return drive_here(session, turns, result);
+        }
+        match dog.next_event(limit) {
+            Event::Ended(Ok(turns)) => return turns,
+            Event::Ended(Err(panic)) => resume_unwind(panic),
+            Event::Expired(parked) => started = expire(session, &dog, parked),
         }
     }
+}
 
-    /// Ends the call that `parked` ran as a timeout and goes on with a
-    /// fresh session thread.
-    fn expire<T: Turns>(
-        self: &Arc<Self>,
-        dog: &Arc<Dog<T>>,
-        parked: Parked<T>,
-    ) -> Result<(), (T, Option<ToolResult>)> {
-        let Parked {
-            turns,
-            call,
-            name,
-            cancellation,
-            limit,
-        } = parked;
-        Runner::take_back(self.store(), call.finish());
-        let result = self.finish(&name, &cancellation, Err(Failure::TimedOut(limit)), &[]);
-        start_thread(self, dog, turns, Some(result))
-    }
+/// Ends the call that `parked` ran as a timeout and goes on with a fresh
+/// session thread.
+fn expire<T: Turns>(
+    session: &Arc<Session>,
+    dog: &Arc<Dog<T>>,
+    parked: Parked<T>,
+) -> Result<(), (T, Option<ToolResult>)> {
+    let Parked {
+        turns,
+        call,
+        name,
+        cancellation,
+        limit,
+    } = parked;
+    Runner::take_back(session.store(), call.finish());
+    let result = session.finish(&name, &cancellation, Err(Failure::TimedOut(limit)), &[]);
+    start_thread(session, dog, turns, Some(result))
+}
 
-    /// The drive on this thread through [`execute_owned`](Self::execute_owned),
-    /// first handing over `result` if there is one.
-    fn drive_here<T: Turns>(self: &Arc<Self>, mut turns: T, result: Option<ToolResult>) -> T {
-        if let Some(result) = result {
-            turns.take_result(self, result);
-        }
-        while let Some((call, context)) = turns.next_call(self) {
-            let result = self.execute_owned(call, context);
-            turns.take_result(self, result);
-        }
-        turns
+/// The drive on this thread through [`Session::execute_owned`], first
+/// handing over `result` if there is one.
+fn drive_here<T: Turns>(session: &Session, mut turns: T, result: Option<ToolResult>) -> T {
+    if let Some(result) = result {
+        turns.take_result(session, result);
     }
+    while let Some((call, context)) = turns.next_call(session) {
+        let result = session.execute_owned(call, context);
+        turns.take_result(session, result);
+    }
+    turns
 }
 
 /// Starts a session thread that runs the drive, first handing over

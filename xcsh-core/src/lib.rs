@@ -71,7 +71,7 @@ pub use call::{
     PUSH_FROM_RESOLVE, PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call,
 };
 pub use cancel::CancellationToken;
-pub use drive::Turns;
+pub use drive::{Turns, drive};
 pub use handoff::{Spin, SpinMissed};
 pub use limits::{CallLimits, DEFAULT_MAX_RESULT_BYTES};
 pub use output::ToolResult;

@@ -1,6 +1,6 @@
 //! Turning requests into calls and results into [`Step`]s, for a front end
 //! that runs the calls itself (`xcsh run` through
-//! [`Session::drive`](xcsh_core::Session::drive)).
+//! [`xcsh_core::drive`]).
 
 use std::sync::Arc;
 
@@ -9,7 +9,8 @@ use xcsh_core::{
     ProviderCapabilities, Session, ToolCall, ToolContext, ToolError, ToolOutput, ToolResult,
 };
 
-use crate::{PENDING_SHOWN, Request, Step};
+use crate::request::Request;
+use crate::step::{PENDING_SHOWN, Step};
 
 /// Shows a partial result of the named tool as it runs.
 pub type ShowProgress = Arc<dyn Fn(&str, &ToolOutput) + Send + Sync>;

@@ -1,5 +1,5 @@
 use serde_json::json;
-use xcsh_core::{PREVIEW_REMINDER, PendingAction, ToolOutput};
+use xcsh_core::{PREVIEW_REMINDER, PendingAction, Session, ToolChoice, ToolOutput};
 
 use super::*;
 

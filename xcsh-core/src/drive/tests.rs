@@ -134,7 +134,7 @@ fn work(args: Value) -> Value {
 #[test]
 fn without_a_limit_every_call_runs_on_the_callers_thread() {
     let (session, _) = session(None);
-    let script = session.drive(Script::of(vec![work(json!({})), work(json!({}))]));
+    let script = crate::drive(&session, Script::of(vec![work(json!({})), work(json!({}))]));
     let here = format!("{:?} cancelled=false", std::thread::current().id());
     assert_eq!(script.texts(), [here.clone(), here]);
 }
@@ -142,11 +142,10 @@ fn without_a_limit_every_call_runs_on_the_callers_thread() {
 #[test]
 fn under_a_limit_the_loop_and_its_calls_share_one_session_thread() {
     let (session, _) = session(Some(5_000));
-    let script = session.drive(Script::of(vec![
-        work(json!({})),
-        work(json!({})),
-        work(json!({})),
-    ]));
+    let script = crate::drive(
+        &session,
+        Script::of(vec![work(json!({})), work(json!({})), work(json!({}))]),
+    );
     let texts = script.texts();
     assert_eq!(texts[0], texts[1]);
     assert_eq!(texts[1], texts[2]);
@@ -163,12 +162,15 @@ fn under_a_limit_the_loop_and_its_calls_share_one_session_thread() {
 #[test]
 fn refused_and_panicking_calls_give_the_results_execute_gives() {
     let (session, _) = session(Some(5_000));
-    let script = session.drive(Script::of(vec![
-        json!({"tool": "nope", "args": {}}),
-        work(json!({"ms": "soon"})),
-        work(json!({"label": "panic"})),
-        work(json!({})),
-    ]));
+    let script = crate::drive(
+        &session,
+        Script::of(vec![
+            json!({"tool": "nope", "args": {}}),
+            work(json!({"ms": "soon"})),
+            work(json!({"label": "panic"})),
+            work(json!({})),
+        ]),
+    );
     let texts = script.texts();
     assert_eq!(texts[0], "Unknown tool: nope");
     assert!(texts[1].contains("ms"), "{}", texts[1]);
@@ -181,15 +183,18 @@ fn refused_and_panicking_calls_give_the_results_execute_gives() {
 fn a_call_past_the_limit_times_out_its_pushes_are_taken_back_and_the_drive_goes_on() {
     let (session, returned) = session(Some(300));
     let started = Instant::now();
-    let script = session.drive(Script::of(vec![
-        work(json!({})),
-        work(json!({"label": "early", "ms": 600})),
-        // Running when the stuck call returns: its late disarm must not
-        // take these calls' place.
-        work(json!({"ms": 200})),
-        work(json!({"ms": 200})),
-        work(json!({"label": "kept"})),
-    ]));
+    let script = crate::drive(
+        &session,
+        Script::of(vec![
+            work(json!({})),
+            work(json!({"label": "early", "ms": 600})),
+            // Running when the stuck call returns: its late disarm must not
+            // take these calls' place.
+            work(json!({"ms": 200})),
+            work(json!({"ms": 200})),
+            work(json!({"label": "kept"})),
+        ]),
+    );
     assert!(started.elapsed() < Duration::from_secs(5));
     let texts = script.texts();
     assert_eq!(texts[1], "Tool work timed out after 300ms");
@@ -227,7 +232,10 @@ fn a_call_past_the_limit_times_out_its_pushes_are_taken_back_and_the_drive_goes_
 #[test]
 fn the_stuck_calls_late_push_is_refused() {
     let (session, returned) = session(Some(50));
-    let script = session.drive(Script::of(vec![work(json!({"label": "late", "ms": 200}))]));
+    let script = crate::drive(
+        &session,
+        Script::of(vec![work(json!({"label": "late", "ms": 200}))]),
+    );
     assert_eq!(script.texts(), ["Tool work timed out after 50ms"]);
     let deadline = Instant::now() + Duration::from_secs(5);
     while returned.load(Ordering::SeqCst) < 1 && Instant::now() < deadline {
@@ -240,10 +248,13 @@ fn the_stuck_calls_late_push_is_refused() {
 #[test]
 fn resolve_in_a_drive_applies_what_an_earlier_call_pushed() {
     let (session, _) = session(Some(5_000));
-    let script = session.drive(Script::of(vec![
-        work(json!({"label": "rename"})),
-        json!({"tool": "resolve", "args": {"action": "apply", "reason": "ok"}}),
-    ]));
+    let script = crate::drive(
+        &session,
+        Script::of(vec![
+            work(json!({"label": "rename"})),
+            json!({"tool": "resolve", "args": {"action": "apply", "reason": "ok"}}),
+        ]),
+    );
     assert_eq!(script.results[0].1, 1);
     assert_eq!(script.texts()[1], "applied");
     assert_eq!(script.results[1].1, 0);
@@ -255,7 +266,7 @@ fn a_panic_in_the_front_end_reaches_the_caller() {
     let mut script = Script::of(vec![work(json!({})), work(json!({}))]);
     script.panic_after = Some(1);
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        session.drive(script);
+        crate::drive(&session, script);
     }));
     let payload = caught.expect_err("the panic was resumed");
     assert_eq!(crate::panic_message(&*payload), "front end bug");
