@@ -1,7 +1,7 @@
 //! `xcsh run`: a scripted session over JSON lines (see [`xcsh_script`]).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal as _, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -32,18 +32,20 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 /// The script cannot be opened or read, or standard output cannot be
 /// written. Bad lines are not errors: they give error results.
 pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
-    let input: Box<dyn BufRead + Send> = match &args.file {
-        Some(path) if path != Path::new("-") => {
-            Box::new(BufReader::new(File::open(path).with_context(|| {
-                format!("cannot open script {}", path.display())
-            })?))
-        }
+    let source: Box<dyn Read + Send> = match &args.file {
+        Some(path) if path != Path::new("-") => Box::new(
+            File::open(path).with_context(|| format!("cannot open script {}", path.display()))?,
+        ),
         // `Stdin` rather than its lock, which stays on one thread.
-        _ => Box::new(BufReader::with_capacity(INPUT_BUFFER_BYTES, io::stdin())),
+        _ => Box::new(io::stdin()),
     };
+    let input = BufReader::with_capacity(INPUT_BUFFER_BYTES, source);
     // Not locked for the whole run: progress lines are written from the
     // thread running the call.
     let mut out = io::stdout();
+    // A terminal sees each step as it ends; a pipe or a file gets them in
+    // batches while more input is already read (see `Script::next_request`).
+    let flush_each = args.pretty || out.is_terminal();
     if args.pretty {
         for line in render::loaded_packs(&agent.report) {
             writeln!(out, "{line}")?;
@@ -58,32 +60,39 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
     }
     let script = Script {
         input,
-        out,
+        out: BufWriter::with_capacity(OUTPUT_BUFFER_BYTES, out),
         pretty: args.pretty,
+        flush_each,
         steps,
         buffer: Vec::new(),
         line: 0,
         running: None,
         failed: None,
     };
-    let script = xcsh_core::drive(&agent.session, script);
+    let mut script = xcsh_core::drive(&agent.session, script);
+    let flushed = script.out.flush();
     // What the script left pending is discarded, never applied, as under
     // every front end (a warning names each).
     agent.session.end();
     match script.failed {
         Some(error) => Err(error),
-        None => Ok(()),
+        None => Ok(flushed?),
     }
 }
 
-/// How much of standard input is read at a time.
+/// How much of the script is read at a time.
 const INPUT_BUFFER_BYTES: usize = 64 * 1024;
+
+/// How many bytes of steps are written at a time, at most.
+const OUTPUT_BUFFER_BYTES: usize = 64 * 1024;
 
 /// `xcsh run`'s side of the drive: lines in, steps out.
 struct Script {
-    input: Box<dyn BufRead + Send>,
-    out: io::Stdout,
+    input: BufReader<Box<dyn Read + Send>>,
+    out: BufWriter<io::Stdout>,
     pretty: bool,
+    /// Flush after every step, not only before waiting for input.
+    flush_each: bool,
     steps: Steps,
     buffer: Vec<u8>,
     /// The number of the last line read.
@@ -98,6 +107,11 @@ impl Script {
     /// The next line's request; rejected lines are answered here.
     fn next_request(&mut self, session: &Session) -> anyhow::Result<Option<Request>> {
         loop {
+            if self.input.buffer().is_empty() {
+                // About to wait for input: a driver conversing through
+                // pipes must have every answer first.
+                self.out.flush()?;
+            }
             self.buffer.clear();
             let read =
                 read_line(&mut self.input, &mut self.buffer).context("cannot read the script")?;
@@ -140,7 +154,9 @@ impl Script {
         } else {
             writeln!(self.out, "{}", step.to_json_line())?;
         }
-        self.out.flush()?;
+        if self.flush_each {
+            self.out.flush()?;
+        }
         Ok(())
     }
 }

@@ -2,7 +2,8 @@
 //! calls of the benchmark pack, the pack in-process and isolated, against
 //! the floor: one process that reads the same script into memory, then
 //! parses each line, calls the session (the same session `xcsh run` has:
-//! the pack in-process, the default time limit, `xcsh_core::drive`) and
+//! the pack in-process, the default time limit, undo snapshots,
+//! `xcsh_core::drive`) and
 //! serialises each step
 //! into a buffer, with no I/O. Calls per second (lines over wall time,
 //! start-up included for all three) and peak RSS, each run in a fresh
@@ -25,6 +26,7 @@ use xcsh_benches::{bench_pack_path, xcsh_binary};
 use xcsh_core::{Session, ToolCall, ToolContext, ToolResult, Turns};
 use xcsh_script::{Started, Step, Steps, parse_line};
 use xcsh_sources::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
+use xcsh_undo::{Limits, UndoObserver};
 
 /// Calls in the script.
 const CALLS: usize = 100_000;
@@ -52,6 +54,14 @@ fn floor(script: &Path, pack: &Path) {
     let (session, report) =
         start_session(dir.path(), &[pack.to_path_buf()], &policy).expect("a session");
     assert!(report.problems().is_empty(), "{:?}", report.problems());
+    // The undo snapshots `xcsh run` sets up by default: after every call
+    // the observer looks at the undo log for a person's undos.
+    let undo_root = tempfile::tempdir().expect("a directory for undo snapshots");
+    session.set_apply_observer(Arc::new(UndoObserver::new(
+        undo_root.path(),
+        dir.path(),
+        Limits::default(),
+    )));
     let session = Arc::new(session);
     let floor = xcsh_core::drive(
         &session,
@@ -258,7 +268,7 @@ fn main() {
             "### 11. Script throughput\n\n{CALLS} lines of `{{\"tool\": \"noop_…\"}}` through \
              `xcsh run FILE` (output to `/dev/null`), the benchmark pack in-process and \
              isolated, against the floor: one process that parses the same lines, calls the \
-             same session (default time limit) and serialises each step into a buffer, no \
+             same session (default time limit, undo snapshots, `xcsh_core::drive`) and serialises each step into a buffer, no \
              I/O. Each run is a fresh process (start-up included); {RUNS} runs of each, \
              interleaved.\n\n{table}"
         ),

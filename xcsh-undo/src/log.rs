@@ -3,6 +3,7 @@
 
 use std::io::Write as _;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -168,8 +169,18 @@ fn parse(path: &Path, text: &str) -> Result<Vec<LogLine>, UndoError> {
         .collect()
 }
 
+/// How many times this process wrote a log (append or rewrite), so a
+/// reader in the same process knows to look again at once.
+static WRITES: AtomicU64 = AtomicU64::new(0);
+
+/// How many log writes this process made so far.
+pub(crate) fn writes() -> u64 {
+    WRITES.load(Ordering::Acquire)
+}
+
 /// Appends `line` to the log at `path`.
 pub(crate) fn append(path: &Path, line: &LogLine) -> Result<(), UndoError> {
+    let _counted = CountWrite;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -180,8 +191,18 @@ pub(crate) fn append(path: &Path, line: &LogLine) -> Result<(), UndoError> {
         .map_err(UndoError::io("write", path))
 }
 
+/// Counts a log write when dropped: after it, whether it succeeded or not.
+struct CountWrite;
+
+impl Drop for CountWrite {
+    fn drop(&mut self) {
+        WRITES.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
 /// Replaces the log at `path` with `lines`.
 pub(crate) fn rewrite(path: &Path, lines: &[LogLine]) -> Result<(), UndoError> {
+    let _counted = CountWrite;
     let temporary = path.with_extension("jsonl.new");
     let mut text = String::new();
     for line in lines {

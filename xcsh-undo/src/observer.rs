@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use git2::Oid;
 use xcsh_core::{ApplyInfo, ApplyObserver, ApplyWatch};
@@ -57,7 +58,16 @@ struct LogRead {
     offset: u64,
     /// The log's length and modification time when last read.
     stamp: Option<(u64, std::time::SystemTime)>,
+    /// When the log was last looked at, and this process's log writes
+    /// then ([`crate::log::writes`]).
+    looked: Option<(Instant, u64)>,
 }
+
+/// The undo log is looked at after a tool call at most this often, unless
+/// this process wrote it since. Looking costs a `stat` of its path (about
+/// 2.7 µs here, more than the rest of a `noop` call), and another
+/// process's undo is still reminded of at the first call past this.
+const LOOK_EVERY: Duration = Duration::from_millis(5);
 
 fn lock<T>(state: &Mutex<T>) -> MutexGuard<'_, T> {
     state
@@ -242,6 +252,14 @@ impl ApplyObserver for UndoObserver {
     fn reminders(&self) -> Vec<String> {
         let log = &self.log;
         let mut state = lock(&self.read);
+        let writes = crate::log::writes();
+        let looked_now = Instant::now();
+        if state.looked.is_some_and(|(at, written)| {
+            written == writes && looked_now.duration_since(at) < LOOK_EVERY
+        }) {
+            return Vec::new();
+        }
+        state.looked = Some((looked_now, writes));
         let now = stamp(log);
         if now == state.stamp {
             return Vec::new();
