@@ -410,3 +410,43 @@ fn pretty_output_shows_a_line_for_each_partial_result_as_the_call_runs() {
     let output = env.run(&["run", "--plugin", arg(&pack)], script);
     assert_eq!(output.stdout.lines().count(), 1, "{output:?}");
 }
+
+#[test]
+fn a_driver_conversing_through_pipes_gets_each_answer_before_it_writes_the_next_line() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let env = env_with(&["draft-a.md", "draft-b.md"]);
+    let mut child = env
+        .command(&["run", "--plugin", arg(&batch_rename())])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (lines_tx, lines) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let _ = lines_tx.send(line.unwrap());
+        }
+    });
+    let answer = |lines: &std::sync::mpsc::Receiver<String>| -> Value {
+        let line = lines
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("an answer while the driver waits (output not held back)");
+        serde_json::from_str(&line).unwrap()
+    };
+    // Each line is written only after the answer to the one before: the
+    // answer cannot wait for more input.
+    writeln!(stdin, "{}", drafts_preview()).unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer(&lines)["pending"], 1);
+    writeln!(stdin, "{}", resolve_line("apply", "looks right")).unwrap();
+    stdin.flush().unwrap();
+    let applied = answer(&lines);
+    assert_eq!(applied["result"]["isError"], false, "{applied}");
+    assert_eq!(applied["line"], 2);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(env.files(), ["final-a.md", "final-b.md"]);
+}
