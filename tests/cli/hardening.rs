@@ -140,6 +140,21 @@ fn an_over_long_line_is_skipped_in_bounded_memory() {
     assert_eq!(env.files(), ["n_a.txt"]);
 }
 
+/// `input` through `xcsh run` with the hostile fixture pack and a 300 ms
+/// limit: the output lines, and how long the run took (the pack is built,
+/// if need be, before the clock starts).
+fn run_with_hostile_pack(env: &Env, input: &str) -> (Vec<Value>, std::time::Duration) {
+    let hostile = pack_path("fixture-hostile");
+    let started = std::time::Instant::now();
+    let (lines, _) = run_bytes(
+        env,
+        &["--plugin", arg(&hostile), "--tool-timeout", "0.3"],
+        input.as_bytes(),
+        1024,
+    );
+    (lines, started.elapsed())
+}
+
 #[test]
 fn a_pack_call_past_the_time_limit_times_out_and_the_script_goes_on() {
     let env = Env::new();
@@ -150,16 +165,8 @@ fn a_pack_call_past_the_time_limit_times_out_and_the_script_goes_on() {
         resolve_line("apply", "still here"),
     ]
     .join("\n");
-    // Built (if need be) before the clock starts.
-    let hostile = pack_path("fixture-hostile");
-    let started = std::time::Instant::now();
-    let (lines, _) = run_bytes(
-        &env,
-        &["--plugin", arg(&hostile), "--tool-timeout", "0.3"],
-        input.as_bytes(),
-        1024,
-    );
-    assert!(started.elapsed() < std::time::Duration::from_secs(4));
+    let (lines, elapsed) = run_with_hostile_pack(&env, &input);
+    assert!(elapsed < std::time::Duration::from_secs(4));
     assert_eq!(error_text(&lines[1]), "Tool block timed out after 300ms");
     assert_eq!(lines[2]["result"]["isError"], false);
     assert_eq!(env.files(), ["a-1.txt"]);
@@ -178,17 +185,9 @@ fn a_script_whose_calls_never_return_neither_stops_nor_hangs() {
         resolve_line("apply", "still here"),
     ]
     .join("\n");
-    // Built (if need be) before the clock starts.
-    let hostile = pack_path("fixture-hostile");
-    let started = std::time::Instant::now();
-    let (lines, _) = run_bytes(
-        &env,
-        &["--plugin", arg(&hostile), "--tool-timeout", "0.3"],
-        input.as_bytes(),
-        1024,
-    );
+    let (lines, elapsed) = run_with_hostile_pack(&env, &input);
     // Three limits of 300 ms, and no wait for the calls still blocked.
-    assert!(started.elapsed() < std::time::Duration::from_secs(8));
+    assert!(elapsed < std::time::Duration::from_secs(8));
     assert_eq!(lines.len(), 5, "{lines:?}");
     for line in [&lines[0], &lines[2], &lines[3]] {
         assert_eq!(error_text(line), "Tool block timed out after 300ms");
