@@ -1,13 +1,14 @@
 //! `xcsh run`: a scripted session over JSON lines (see [`xcsh_script`]).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal as _, Read, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal as _, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context as _;
 
 use xcsh_agent::Agent;
+use xcsh_loader::BatchedStdout;
 
 use crate::cli::RunArgs;
 use crate::render;
@@ -44,7 +45,8 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
     // thread running the call.
     let mut out = io::stdout();
     // A terminal sees each step as it ends; a pipe or a file gets them in
-    // batches while more input is already read (see `Script::next_request`).
+    // batches while more input is already read (see `Script::next_request`),
+    // which a pack crashing the agent still writes out before its report.
     let flush_each = args.pretty || out.is_terminal();
     if args.pretty {
         for line in render::loaded_packs(&agent.report) {
@@ -60,7 +62,7 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
     }
     let script = Script {
         input,
-        out: BufWriter::with_capacity(OUTPUT_BUFFER_BYTES, out),
+        out: BatchedStdout::new(),
         pretty: args.pretty,
         flush_each,
         steps,
@@ -83,13 +85,10 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
 /// How much of the script is read at a time.
 const INPUT_BUFFER_BYTES: usize = 64 * 1024;
 
-/// How many bytes of steps are written at a time, at most.
-const OUTPUT_BUFFER_BYTES: usize = 64 * 1024;
-
 /// `xcsh run`'s side of the drive: lines in, steps out.
 struct Script {
     input: BufReader<Box<dyn Read + Send>>,
-    out: BufWriter<io::Stdout>,
+    out: BatchedStdout,
     pretty: bool,
     /// Flush after every step, not only before waiting for input.
     flush_each: bool,

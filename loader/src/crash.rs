@@ -30,12 +30,19 @@
 //! ```
 //!
 //! (`_exit` runs no handler at all and stays unreported.)
+//!
+//! Before either line, the reporters write out what a [`BatchedStdout`]
+//! still holds: the answers a front end had finished are not lost with
+//! the process.
 
+#[allow(unsafe_code)]
+mod batched;
 mod call;
 #[cfg(unix)]
 #[allow(unsafe_code)]
 mod handler;
 
+pub use batched::{BATCH_BYTES, BatchedStdout};
 pub use call::ISOLATION_HINT;
 pub(crate) use call::{Call, Origin, enter, printable};
 

@@ -23,7 +23,8 @@
 //!
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
 #![deny(missing_docs)]
-// Unsafe code lives in `crash` (the crash reporter's signal handler) and in
+// Unsafe code lives in `crash` (the crash reporter's signal handler and the
+// batch of standard output it writes out) and in
 // `SealedPack::inherited` (taking the descriptor a parent handed over) only.
 #![deny(unsafe_code)]
 
@@ -54,7 +55,7 @@ mod seal_copy;
 mod sealed;
 mod trust;
 
-pub use crash::{ISOLATION_HINT, disable_crash_reports};
+pub use crash::{BATCH_BYTES, BatchedStdout, ISOLATION_HINT, disable_crash_reports};
 pub use error::LoadError;
 pub use factory::{create_tools_in_process, create_tools_in_process_v2};
 pub use first_seen::{FirstSeen, Probe, ProbeOutcome};

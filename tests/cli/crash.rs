@@ -114,13 +114,20 @@ fn a_signal_outside_pack_code_is_not_blamed_on_a_pack() {
 fn a_tool_that_calls_exit_is_named_and_its_status_kept() {
     let env = Env::new();
     let pack = pack_path("fixture-crashy");
-    let script_path = env.write("calls.jsonl", "{\"tool\": \"crashy_exit\"}\n");
+    let script_path = env.write(
+        "calls.jsonl",
+        "{\"tool\": \"crashy_ok\"}\n{\"tool\": \"crashy_exit\"}\n",
+    );
     let output = env
         .command(&["run", "--plugin", arg(&pack), arg(&script_path)])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(3));
+    // The step that finished before is written out, not lost.
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.contains("still here"), "{stdout}");
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(
         stderr.lines().last().unwrap_or_default(),

@@ -4,6 +4,7 @@
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::batched::write_out_for_report;
 use super::call::{CURRENT, Call, ISOLATION_HINT};
 
 /// The signals pack code dies of, with their names.
@@ -63,6 +64,7 @@ pub(crate) fn install() {
 extern "C" fn on_exit() {
     let call = CURRENT.with(std::cell::Cell::get);
     if !call.is_null() && !REPORTED.swap(true, Ordering::SeqCst) {
+        write_out_for_report();
         // SAFETY: exit handlers run on the thread that called `exit`;
         // a non-null CURRENT there points at the `Call` of a live
         // `Entered` guard on that thread's stack (the pack call that
@@ -83,6 +85,7 @@ extern "C" fn on_fatal_signal(
     };
     let call = CURRENT.with(std::cell::Cell::get);
     if !call.is_null() && !REPORTED.swap(true, Ordering::SeqCst) {
+        write_out_for_report();
         // SAFETY: a non-null CURRENT points at the `Call` of a live
         // `Entered` guard on this thread's stack: the thread is inside
         // that pack call (the guard resets the slot before the call's
