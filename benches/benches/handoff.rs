@@ -5,9 +5,13 @@
 //! - `drive`: `xcsh_core::drive`, as `xcsh run` calls: the front end's loop
 //!   and its calls on one session thread, the caller's thread the
 //!   watchdog; without a limit, all on the caller's thread;
-//! - `session`: `Session::execute`, as MCP and `xcsh agent` call: the call
-//!   runs on a reused worker thread and the caller waits for it at most
-//!   the limit; without one, on the caller's thread;
+//! - `mcp`: `xcsh_mcp::timed_call::run`, as the MCP server calls: the call
+//!   on one of tokio's blocking threads, awaited by an async task that
+//!   keeps the limit with a timer (`xcsh_core::watched_call`); without a
+//!   limit, the same blocking task and no timer;
+//! - `session`: `Session::execute`, as `xcsh agent` and the REPL call: the
+//!   call runs on a reused worker thread and the caller waits for it at
+//!   most the limit; without one, on the caller's thread;
 //!
 //! and the ways of making that hand-off that were weighed, each with the
 //! same trivial job:
@@ -77,6 +81,24 @@ impl Fixture {
             _dir: dir,
             session: Arc::new(session),
         }
+    }
+
+    /// `calls` `noop` calls as the MCP server makes them, one after
+    /// another from one async task; their wall time.
+    fn mcp(&self, runtime: &tokio::runtime::Runtime, calls: u64) -> Duration {
+        runtime.block_on(async {
+            let started = Instant::now();
+            for _ in 0..calls {
+                let context =
+                    ToolContext::new(self.noop.id.clone(), self.session.cwd().to_path_buf());
+                let result = xcsh_mcp::timed_call::run(&self.session, self.noop.clone(), context)
+                    .await
+                    .expect("the blocking task ran");
+                assert!(!result.is_error, "{}", result.text());
+                black_box(result);
+            }
+            started.elapsed()
+        })
     }
 
     fn call(&self) {
@@ -225,8 +247,23 @@ fn job() -> Job {
     Box::new(|| black_box(7))
 }
 
+/// A runtime as `xcsh mcp` starts one.
+fn mcp_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
 fn bench_handoff(c: &mut Criterion, unlimited: &Fixture, limited: &Fixture) {
     let mut group = c.benchmark_group("handoff");
+    let runtime = mcp_runtime();
+    group.bench_function(BenchmarkId::new("mcp", "unlimited"), |b| {
+        b.iter_custom(|iters| unlimited.mcp(&runtime, iters));
+    });
+    group.bench_function(BenchmarkId::new("mcp", "limited"), |b| {
+        b.iter_custom(|iters| limited.mcp(&runtime, iters));
+    });
     group.bench_function(BenchmarkId::new("drive", "unlimited"), |b| {
         b.iter_custom(|iters| unlimited.drive(iters, Duration::ZERO));
     });
@@ -319,6 +356,19 @@ fn cpu_table(unlimited: &Fixture, limited: &Fixture) -> String {
             what,
             (wall_l, wall_u, cpu_l, cpu_u),
         );
+        let runtime = mcp_runtime();
+        let (wall_u, cpu_u) = per_call(calls, gap, || {
+            unlimited.mcp(&runtime, 1);
+        });
+        let (wall_l, cpu_l) = per_call(calls, gap, || {
+            limited.mcp(&runtime, 1);
+        });
+        cpu_row(
+            &mut table,
+            "`xcsh_mcp::timed_call::run`",
+            what,
+            (wall_l, wall_u, cpu_l, cpu_u),
+        );
         let (wall_u, cpu_u) = per_call(calls, gap, || unlimited.call());
         let (wall_l, cpu_l) = per_call(calls, gap, || limited.call());
         cpu_row(
@@ -365,7 +415,13 @@ fn main() {
         )
         .target(Target::Ratio(1.5)),
         Row::new(
-            "`noop` through `Session::execute` (MCP, `xcsh agent`), default time limit vs none",
+            "`noop` through the MCP server's call path, default time limit vs none",
+            "handoff/mcp/limited",
+            "handoff/mcp/unlimited",
+        )
+        .target(Target::Ratio(1.5)),
+        Row::new(
+            "`noop` through `Session::execute` (`xcsh agent`, the REPL), default time limit vs none",
             "handoff/session/limited",
             "handoff/session/unlimited",
         ),
@@ -391,9 +447,10 @@ fn main() {
             "### 10. Time-limit hand-off\n\nOne `noop` call with the default time limit \
              (300 s) against the same call without a limit, along both call paths: \
              `xcsh_core::drive` (`xcsh run`: the front end's loop and its calls on one session \
-             thread, the caller's thread the watchdog) and `Session::execute` (MCP, `xcsh \
-             agent`: the call on a reused worker thread, both sides spinning briefly, \
-             adaptively, before sleeping); and the hand-offs weighed, each with a trivial job, \
+             thread, the caller's thread the watchdog), the MCP server's (the call on a \
+             blocking task, the limit kept by the async task awaiting it) and \
+             `Session::execute` (`xcsh agent`, the REPL: the call on a reused worker thread, \
+             both sides spinning briefly, adaptively, before sleeping); and the hand-offs weighed, each with a trivial job, \
              against that job run inline.\n\n{}\nCPU time of the whole process \
              (`getrusage`: user and system, every thread), the same `noop` call; wall time per call excludes the \
              gap:\n\n{}",

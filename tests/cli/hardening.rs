@@ -246,3 +246,74 @@ fn an_invalid_tool_timeout_is_a_clear_error() {
         output.stderr
     );
 }
+
+#[test]
+fn an_mcp_call_past_the_time_limit_is_answered_at_the_limit_and_its_late_push_refused() {
+    let env = Env::new();
+    let hostile = pack_path("fixture-hostile");
+    let mut server = crate::mcp_wire::Server::start_with(
+        &env,
+        &["mcp", "--plugin", arg(&hostile), "--tool-timeout", "0.3"],
+    );
+    server.send_json(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}}),
+    );
+    server.until(1);
+    server.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let call = |id: u64, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}})
+    };
+    let text = |answer: &Value| {
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+
+    let started = std::time::Instant::now();
+    server.send_json(&call(
+        2,
+        "block_then_push",
+        json!({"ms": 1500, "tag": "late"}),
+    ));
+    let timed_out = server.until(2).pop().unwrap();
+    let answered_after = started.elapsed();
+    assert_eq!(timed_out["result"]["isError"], true, "{timed_out}");
+    assert_eq!(
+        text(&timed_out),
+        "Tool block_then_push timed out after 300ms"
+    );
+    assert!(
+        answered_after < std::time::Duration::from_millis(1200),
+        "answered at the limit, not when the call returned: {answered_after:?}"
+    );
+
+    // The next call runs while the first is still blocked.
+    server.send_json(&call(3, "block", json!({"ms": 0})));
+    assert_eq!(text(&server.until(3).pop().unwrap()), "woke up");
+
+    // When the stuck call returns (1.5 s in), its push is refused and
+    // nothing is pending.
+    std::thread::sleep(std::time::Duration::from_millis(1800).saturating_sub(started.elapsed()));
+    server.send_json(&call(
+        4,
+        "late_push_outcome",
+        json!({"ms": 200, "tag": "late"}),
+    ));
+    let outcome = text(&server.until(4).pop().unwrap());
+    assert_eq!(outcome, xcsh_core::PUSH_OUTSIDE_CALL, "{outcome}");
+    server.send_json(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}));
+    let listed = server.until(5).pop().unwrap();
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(!names.contains(&"resolve"), "nothing pending: {names:?}");
+    let (status, _) = server.finish();
+    assert!(status.success());
+}

@@ -44,6 +44,7 @@ mod apply_observer;
 pub mod approval;
 mod arguments;
 mod call;
+mod call_timer;
 mod cancel;
 mod drive;
 mod handoff;
@@ -61,6 +62,9 @@ mod tool;
 mod tool_choice;
 mod truncate;
 mod watchdog;
+mod watched;
+#[cfg(test)]
+mod work_tool;
 
 pub use apply_observer::{ApplyInfo, ApplyObserver, ApplyWatch};
 pub use approval::{
@@ -70,6 +74,7 @@ pub use arguments::{ArgumentError, ArgumentValidator};
 pub use call::{
     PUSH_FROM_RESOLVE, PUSH_OUTSIDE_CALL, PushRefused, push_for_running_call, run_as_call,
 };
+pub use call_timer::CallTimer;
 pub use cancel::CancellationToken;
 pub use drive::{Turns, drive};
 pub use handoff::{Spin, SpinMissed};
@@ -87,6 +92,7 @@ pub use session_end::SESSION_ENDED;
 pub use tool::{LogFn, ProgressFn, Tool, ToolContext};
 pub use tool_choice::{ProviderCapabilities, ToolChoice};
 pub use truncate::truncation_note;
+pub use watched::{CallWatch, WatchedRun, watched_call};
 /// The tool types shared with the pack SDK (`xcsh-tool-types`), at their
 /// `xcsh_core` paths.
 pub use xcsh_tool_types::{

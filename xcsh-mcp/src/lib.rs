@@ -45,6 +45,7 @@ pub mod request_states;
 pub mod server;
 pub mod sessions;
 pub mod stdio;
+pub mod timed_call;
 pub mod transport;
 
 use std::sync::Arc;

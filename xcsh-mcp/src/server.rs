@@ -20,6 +20,7 @@ use super::logging::{ClientLogLevel, Logs};
 use super::notify::ListChanged;
 use super::progress::Progress;
 use super::stdio::input_closed;
+use super::timed_call;
 use xcsh_agent::Agent;
 
 /// What the server tells a client model in `initialize` (and discovery).
@@ -261,27 +262,25 @@ impl ServerHandler for XcshServer {
             };
             approver.begin_modern_call(ModernCall { can_ask, answer });
         }
-        let agent = Arc::clone(&self.agent);
         let (report, progress) = progress.unzip();
         let (log, logs) = logs.unzip();
-        let outcome = tokio::task::spawn_blocking(move || {
-            let _one_at_a_time = one_at_a_time;
-            tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
-            let session = &agent.session;
-            let mut context = ToolContext::new(call.id.clone(), session.cwd().to_path_buf())
-                .with_cancellation(cancellation);
-            if let Some(report) = report {
-                context = context.with_progress(report);
-            }
-            if let Some(log) = log {
-                context = context.with_log(log);
-            }
-            let result = session.execute_with(&call, context);
-            // Inside the one-call-at-a-time section, like its beginning.
-            let input_required = modern.and_then(|approver| approver.end_modern_call());
-            (result, session.take_messages(), input_required)
-        })
-        .await;
+        let session = &self.agent.session;
+        tracing::debug!(tool = %call.name, id = %call.id, "calling tool");
+        let mut context = ToolContext::new(call.id.clone(), session.cwd().to_path_buf())
+            .with_cancellation(cancellation);
+        if let Some(report) = report {
+            context = context.with_progress(report);
+        }
+        if let Some(log) = log {
+            context = context.with_log(log);
+        }
+        // On a blocking thread, its time limit kept here: a call past it is
+        // answered at the limit, and the next call need not wait for it.
+        let outcome = timed_call::run(session, call, context).await;
+        // Inside the one-call-at-a-time section, like its beginning.
+        let input_required = modern.and_then(|approver| approver.end_modern_call());
+        let queued = session.take_messages();
+        drop(one_at_a_time);
         cancel_on_request.abort();
         if let Some(progress) = progress {
             progress.flush().await;
@@ -289,7 +288,7 @@ impl ServerHandler for XcshServer {
         if let Some(logs) = logs {
             logs.flush().await;
         }
-        let (result, queued, input_required) = outcome.map_err(|error| {
+        let result = outcome.map_err(|error| {
             ErrorData::internal_error(format!("the tool call task failed: {error}"), None)
         })?;
         if let Some(approver) = &self.approver {

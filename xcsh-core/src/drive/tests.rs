@@ -1,83 +1,12 @@
 use std::collections::VecDeque;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::call::push_for_running_call;
-use crate::{
-    CallLimits, PendingAction, Session, Tool, ToolCall, ToolContext, ToolError, ToolOutput,
-    ToolResult, Turns,
-};
-
-/// Sleeps `ms`, then pushes an action labelled `label` (if given) and says
-/// which thread ran it; `"panic"` panics.
-struct Work {
-    store: Arc<crate::PendingActionStore>,
-    schema: Value,
-    returned: Arc<AtomicUsize>,
-}
-
-impl Tool for Work {
-    fn name(&self) -> &str {
-        "work"
-    }
-    fn label(&self) -> &str {
-        "Work"
-    }
-    fn description(&self) -> &str {
-        "sleeps, then may push"
-    }
-    fn parameters(&self) -> &Value {
-        &self.schema
-    }
-    fn execute(&self, arguments: Value, context: &ToolContext) -> Result<ToolOutput, ToolError> {
-        if arguments["label"] == "panic" {
-            panic!("work bug");
-        }
-        if arguments["label"] == "early" {
-            push(&self.store, "early").map_err(ToolError::new)?;
-        }
-        std::thread::sleep(Duration::from_millis(arguments["ms"].as_u64().unwrap_or(0)));
-        let pushed = match arguments["label"].as_str() {
-            Some(label) if label != "early" => push(&self.store, label),
-            _ => Ok(()),
-        };
-        self.returned.fetch_add(1, Ordering::SeqCst);
-        let thread = format!("{:?}", std::thread::current().id());
-        let cancelled = context.cancellation().is_cancelled();
-        match pushed {
-            Ok(()) => Ok(ToolOutput::text(format!("{thread} cancelled={cancelled}"))),
-            Err(refused) => Err(ToolError::new(format!("{thread} {refused}"))),
-        }
-    }
-}
-
-fn push(store: &crate::PendingActionStore, label: &str) -> Result<(), String> {
-    let action = PendingAction::try_new(label, |_| Ok(ToolOutput::text("applied")))
-        .map_err(|e| e.to_string())?;
-    push_for_running_call(store, action)
-        .map(drop)
-        .map_err(|e| e.to_string())
-}
-
-fn session(limit_ms: Option<u64>) -> (Arc<Session>, Arc<AtomicUsize>) {
-    let session = Session::new(std::env::temp_dir()).with_limits(CallLimits {
-        time: limit_ms.map(Duration::from_millis),
-        ..CallLimits::default()
-    });
-    let returned = Arc::new(AtomicUsize::new(0));
-    session
-        .register_tool(Arc::new(Work {
-            store: Arc::clone(session.store()),
-            schema: json!({"type": "object", "properties": {"ms": {"type": "integer"}}}),
-            returned: Arc::clone(&returned),
-        }))
-        .unwrap();
-    (Arc::new(session), returned)
-}
+use crate::work_tool::session;
+use crate::{Session, ToolCall, ToolContext, ToolResult, Turns};
 
 /// Calls in order; records each result, the pending count after it, and
 /// the thread that took it.
