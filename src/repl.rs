@@ -13,10 +13,10 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{CompletionType, Config, Editor, Helper};
 use serde_json::{Value, json};
-use xcsh_core::RESOLVE_TOOL_NAME;
+use xcsh_core::{RESOLVE_TOOL_NAME, Session, ToolCall, ToolContext, ToolResult, Turns};
 
 use xcsh_agent::Agent;
-use xcsh_script::{Driver, Request, parse_request};
+use xcsh_script::{Request, Started, Steps, parse_request};
 use xcsh_sources::UserDirs;
 use xcsh_text::escape;
 
@@ -171,57 +171,24 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
     }
 
     println!("{}", banner(agent));
-    let driver = Driver::new(&agent.session).showing_progress(Arc::new(|tool, partial| {
+    let steps = Steps::new().showing_progress(Arc::new(|tool, partial| {
         println!("{}", render::progress::line(tool, partial));
     }));
-    let mut entry = 0;
-    loop {
-        let line = match editor.readline(&prompt(agent.session.store().len())) {
-            Ok(line) => line,
-            Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
-            Err(error) => return Err(error).context("cannot read input"),
-        };
-        let input = parse(&line);
-        if input != Input::Empty {
-            let _ = editor.add_history_entry(line.trim());
-        }
-        match input {
-            Input::Empty => {}
-            Input::Help => println!("{HELP}"),
-            Input::Tools => print!("{}", tool_list(agent)),
-            Input::Pending => {
-                match render::pending_line(&agent.session.store().summary(usize::MAX)) {
-                    Some(line) => println!("{line}"),
-                    None => println!("Nothing pending."),
-                }
-            }
-            Input::Quit => break,
-            Input::Undo(args) => {
-                let mut out = std::io::stdout();
-                let mut ask = |_: &mut std::io::Stdout| {
-                    let answer = editor.readline(crate::undo::QUESTION);
-                    Ok(answer.is_ok_and(|answer| crate::undo::is_yes(&answer)))
-                };
-                let cwd = agent.session.cwd();
-                let request = args.request();
-                let user = UserDirs::from_os();
-                if let Err(error) =
-                    xcsh_agent::undo::command::run(&request, cwd, &user, &mut ask, &mut out)
-                {
-                    println!("error: {error}");
-                }
-            }
-            Input::Call(request) => {
-                entry += 1;
-                println!("{}", render::step(&driver.call(entry, request)));
-            }
-            Input::Invalid(message) => {
-                entry += 1;
-                println!("{}", render::step(&driver.reject(entry, None, message)));
-            }
-        }
-    }
+    // Through the drive: reading, calling and printing share one thread,
+    // which a call past the time limit leaves to a fresh one.
+    let repl = xcsh_core::drive(
+        &agent.session,
+        Repl {
+            editor,
+            steps,
+            entry: 0,
+            running: None,
+            failed: None,
+        },
+    );
+    let Repl {
+        mut editor, failed, ..
+    } = repl;
     if let Some(path) = &history {
         save_history(&mut editor, path);
     }
@@ -235,7 +202,109 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
     }
     // Discarded through their reject code, as under every front end.
     agent.session.end();
-    Ok(())
+    match failed {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// The REPL's side of the drive: lines from the terminal in, steps out.
+struct Repl {
+    editor: Editor<ToolNames, DefaultHistory>,
+    steps: Steps,
+    /// The number of the last entry (call or invalid line).
+    entry: usize,
+    /// The call running now.
+    running: Option<Started>,
+    /// Why the REPL stopped early (the terminal could not be read).
+    failed: Option<anyhow::Error>,
+}
+
+impl Repl {
+    /// Reads lines, answering those that are not calls, until one is a
+    /// call (`Some`) or the user leaves (`None`).
+    fn next_request(&mut self, session: &Session) -> anyhow::Result<Option<Request>> {
+        loop {
+            let line = match self.editor.readline(&prompt(session.store().len())) {
+                Ok(line) => line,
+                Err(ReadlineError::Interrupted) => continue,
+                Err(ReadlineError::Eof) => return Ok(None),
+                Err(error) => return Err(error).context("cannot read input"),
+            };
+            let input = parse(&line);
+            if input != Input::Empty {
+                let _ = self.editor.add_history_entry(line.trim());
+            }
+            match input {
+                Input::Empty => {}
+                Input::Help => println!("{HELP}"),
+                Input::Tools => print!("{}", tool_list(session)),
+                Input::Pending => {
+                    match render::pending_line(&session.store().summary(usize::MAX)) {
+                        Some(line) => println!("{line}"),
+                        None => println!("Nothing pending."),
+                    }
+                }
+                Input::Quit => return Ok(None),
+                Input::Undo(args) => self.undo(session, &args),
+                Input::Call(request) => return Ok(Some(request)),
+                Input::Invalid(message) => {
+                    self.entry += 1;
+                    let step = self.steps.reject(session, self.entry, None, message);
+                    println!("{}", render::step(&step));
+                }
+            }
+        }
+    }
+
+    /// `undo`, asking on the terminal.
+    fn undo(&mut self, session: &Session, args: &crate::cli::UndoArgs) {
+        let editor = &mut self.editor;
+        let mut out = std::io::stdout();
+        let mut ask = |_: &mut std::io::Stdout| {
+            let answer = editor.readline(crate::undo::QUESTION);
+            Ok(answer.is_ok_and(|answer| crate::undo::is_yes(&answer)))
+        };
+        let request = args.request();
+        let user = UserDirs::from_os();
+        if let Err(error) =
+            xcsh_agent::undo::command::run(&request, session.cwd(), &user, &mut ask, &mut out)
+        {
+            println!("error: {error}");
+        }
+    }
+}
+
+impl Turns for Repl {
+    fn next_call(&mut self, session: &Session) -> Option<(ToolCall, ToolContext)> {
+        if self.failed.is_some() {
+            return None;
+        }
+        match self.next_request(session) {
+            Ok(Some(request)) => {
+                self.entry += 1;
+                let (started, call, context) = self.steps.start(session, self.entry, request);
+                self.running = Some(started);
+                Some((call, context))
+            }
+            Ok(None) => None,
+            Err(error) => {
+                self.failed = Some(error);
+                None
+            }
+        }
+    }
+
+    fn take_result(&mut self, session: &Session, result: ToolResult) {
+        let started = self
+            .running
+            .take()
+            .expect("a result follows the call next_call gave");
+        println!(
+            "{}",
+            render::step(&self.steps.finish(session, started, result))
+        );
+    }
 }
 
 /// `xcsh 0.1.0: 3 tools, 1 pack loaded, 0 failed. Type help for commands, Ctrl-D to quit.`
@@ -250,9 +319,8 @@ fn banner(agent: &Agent) -> String {
 }
 
 /// `  name  label` per tool, names and labels escaped.
-fn tool_list(agent: &Agent) -> String {
-    let rows: Vec<(String, String)> = agent
-        .session
+fn tool_list(session: &Session) -> String {
+    let rows: Vec<(String, String)> = session
         .tools()
         .iter()
         .map(|tool| {

@@ -110,3 +110,25 @@ fn a_tools_partial_results_show_as_it_runs() {
     repl.send_line("exit").unwrap();
     repl.expect(Eof).unwrap();
 }
+
+#[test]
+fn a_call_past_the_time_limit_times_out_and_the_repl_goes_on() {
+    let env = Env::new();
+    let hostile = crate::support::pack_path("fixture-hostile");
+    let mut command = env.command(&["repl", "--plugin", arg(&hostile), "--tool-timeout", "0.3"]);
+    command.env("TERM", "xterm");
+    let mut repl = Session::spawn(command).expect("spawn xcsh repl in a pty");
+    repl.set_expect_timeout(Some(Duration::from_secs(30)));
+    repl.expect("xcsh> ").unwrap();
+    let started = std::time::Instant::now();
+    repl.send_line(r#"block {"ms": 600000}"#).unwrap();
+    repl.expect("Tool block timed out after 300ms").unwrap();
+    repl.expect("xcsh> ").unwrap();
+    // The next line is read and answered while the first call still blocks.
+    repl.send_line(r#"block {"ms": 0}"#).unwrap();
+    repl.expect("woke up").unwrap();
+    repl.expect("xcsh> ").unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    repl.send_line("exit").unwrap();
+    repl.expect(Eof).unwrap();
+}
