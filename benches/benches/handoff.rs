@@ -1,15 +1,16 @@
 //! Figure 10, the time limit's hand-off: one `noop` call of the benchmark
 //! pack with the default time limit against the same call without a
-//! limit, in wall time and in CPU time, along both call paths:
+//! limit, in wall time and in CPU time, along the three call paths:
 //!
-//! - `drive`: `xcsh_core::drive`, as `xcsh run` calls: the front end's loop
-//!   and its calls on one session thread, the caller's thread the
-//!   watchdog; without a limit, all on the caller's thread;
+//! - `drive`: `xcsh_core::drive`, as `xcsh run` and `xcsh repl` call: the
+//!   front end's loop and its calls on one session thread, the caller's
+//!   thread the watchdog; without a limit, all on the caller's thread;
 //! - `mcp`: `xcsh_mcp::timed_call::run`, as the MCP server calls: the call
-//!   on one of tokio's blocking threads, awaited by an async task that
-//!   keeps the limit with a timer (`xcsh_core::watched_call`); without a
-//!   limit, the same blocking task and no timer;
-//! - `session`: `Session::execute`, as `xcsh agent` and the REPL call: the
+//!   on one of tokio's blocking threads, awaited by an async task, its
+//!   limit kept by the process's `xcsh_core::CallTimer` thread
+//!   (`xcsh_core::watched_call`); without a limit, the same blocking task
+//!   and no timer;
+//! - `session`: `Session::execute`, as `xcsh agent` calls: the
 //!   call runs on a reused worker thread and the caller waits for it at
 //!   most the limit; without one, on the caller's thread;
 //!
@@ -409,7 +410,7 @@ fn main() {
     let cpu = cpu_table(&unlimited, &limited);
     let rows = [
         Row::new(
-            "`noop` through `xcsh_core::drive` (`xcsh run`), default time limit vs none",
+            "`noop` through `xcsh_core::drive` (`xcsh run`, `xcsh repl`), default time limit vs none",
             "handoff/drive/limited",
             "handoff/drive/unlimited",
         )
@@ -421,7 +422,7 @@ fn main() {
         )
         .target(Target::Ratio(1.5)),
         Row::new(
-            "`noop` through `Session::execute` (`xcsh agent`, the REPL), default time limit vs none",
+            "`noop` through `Session::execute` (`xcsh agent`), default time limit vs none",
             "handoff/session/limited",
             "handoff/session/unlimited",
         ),
@@ -445,11 +446,11 @@ fn main() {
         "10-handoff",
         &format!(
             "### 10. Time-limit hand-off\n\nOne `noop` call with the default time limit \
-             (300 s) against the same call without a limit, along both call paths: \
-             `xcsh_core::drive` (`xcsh run`: the front end's loop and its calls on one session \
+             (300 s) against the same call without a limit, along the three call paths: \
+             `xcsh_core::drive` (`xcsh run`, `xcsh repl`: the front end's loop and its calls on one session \
              thread, the caller's thread the watchdog), the MCP server's (the call on a \
-             blocking task, the limit kept by the async task awaiting it) and \
-             `Session::execute` (`xcsh agent`, the REPL: the call on a reused worker thread, \
+             blocking task, its limit kept by one timer thread) and \
+             `Session::execute` (`xcsh agent`: the call on a reused worker thread, \
              both sides spinning briefly, adaptively, before sleeping); and the hand-offs weighed, each with a trivial job, \
              against that job run inline.\n\n{}\nCPU time of the whole process \
              (`getrusage`: user and system, every thread), the same `noop` call; wall time per call excludes the \
