@@ -13,10 +13,10 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{CompletionType, Config, Editor, Helper};
 use serde_json::{Value, json};
-use xcsh_core::{RESOLVE_TOOL_NAME, Session, ToolCall, ToolContext, ToolResult, Turns};
+use xcsh_core::{RESOLVE_TOOL_NAME, Session};
 
 use xcsh_agent::Agent;
-use xcsh_script::{Request, Started, Steps, parse_request};
+use xcsh_script::{Request, Step, StepFront, StepTurns, Steps, parse_request};
 use xcsh_sources::UserDirs;
 use xcsh_text::escape;
 
@@ -176,19 +176,11 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
     }));
     // Through the drive: reading, calling and printing share one thread,
     // which a call past the time limit leaves to a fresh one.
-    let repl = xcsh_core::drive(
+    let driven = xcsh_core::drive(
         &agent.session,
-        Repl {
-            editor,
-            steps,
-            entry: 0,
-            running: None,
-            failed: None,
-        },
+        StepTurns::new(Repl { editor, entry: 0 }, steps),
     );
-    let Repl {
-        mut editor, failed, ..
-    } = repl;
+    let (Repl { mut editor, .. }, failed) = driven.into_parts();
     if let Some(path) = &history {
         save_history(&mut editor, path);
     }
@@ -211,19 +203,14 @@ pub fn run(agent: &Agent) -> anyhow::Result<()> {
 /// The REPL's side of the drive: lines from the terminal in, steps out.
 struct Repl {
     editor: Editor<ToolNames, DefaultHistory>,
-    steps: Steps,
     /// The number of the last entry (call or invalid line).
     entry: usize,
-    /// The call running now.
-    running: Option<Started>,
-    /// Why the REPL stopped early (the terminal could not be read).
-    failed: Option<anyhow::Error>,
 }
 
 impl Repl {
     /// Reads lines, answering those that are not calls, until one is a
     /// call (`Some`) or the user leaves (`None`).
-    fn next_request(&mut self, session: &Session) -> anyhow::Result<Option<Request>> {
+    fn next_line(&mut self, session: &Session, steps: &Steps) -> anyhow::Result<Option<Request>> {
         loop {
             let line = match self.editor.readline(&prompt(session.store().len())) {
                 Ok(line) => line,
@@ -250,7 +237,7 @@ impl Repl {
                 Input::Call(request) => return Ok(Some(request)),
                 Input::Invalid(message) => {
                     self.entry += 1;
-                    let step = self.steps.reject(session, self.entry, None, message);
+                    let step = steps.reject(session, self.entry, None, message);
                     println!("{}", render::step(&step));
                 }
             }
@@ -275,35 +262,24 @@ impl Repl {
     }
 }
 
-impl Turns for Repl {
-    fn next_call(&mut self, session: &Session) -> Option<(ToolCall, ToolContext)> {
-        if self.failed.is_some() {
-            return None;
-        }
-        match self.next_request(session) {
-            Ok(Some(request)) => {
-                self.entry += 1;
-                let (started, call, context) = self.steps.start(session, self.entry, request);
-                self.running = Some(started);
-                Some((call, context))
-            }
-            Ok(None) => None,
-            Err(error) => {
-                self.failed = Some(error);
-                None
-            }
-        }
+impl StepFront for Repl {
+    type Error = anyhow::Error;
+
+    fn next_request(
+        &mut self,
+        session: &Session,
+        steps: &Steps,
+    ) -> anyhow::Result<Option<(usize, Request)>> {
+        let Some(request) = self.next_line(session, steps)? else {
+            return Ok(None);
+        };
+        self.entry += 1;
+        Ok(Some((self.entry, request)))
     }
 
-    fn take_result(&mut self, session: &Session, result: ToolResult) {
-        let started = self
-            .running
-            .take()
-            .expect("a result follows the call next_call gave");
-        println!(
-            "{}",
-            render::step(&self.steps.finish(session, started, result))
-        );
+    fn show(&mut self, step: &Step) -> anyhow::Result<()> {
+        println!("{}", render::step(step));
+        Ok(())
     }
 }
 

@@ -14,8 +14,8 @@ use crate::cli::RunArgs;
 use crate::render;
 use serde_json::Value;
 
-use xcsh_core::{Session, ToolCall, ToolContext, ToolResult, Turns};
-use xcsh_script::{Request, Started, Step, Steps, parse_line};
+use xcsh_core::Session;
+use xcsh_script::{Request, Step, StepFront, StepTurns, Steps, parse_line};
 
 /// The longest input line read into memory; a longer one is skipped
 /// (streamed past, not buffered) with an error result.
@@ -45,7 +45,7 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
     // thread running the call.
     let mut out = io::stdout();
     // A terminal sees each step as it ends; a pipe or a file gets them in
-    // batches while more input is already read (see `Script::next_request`),
+    // batches while more input is already read (see `Script::next_line`),
     // which a pack crashing the agent still writes out before its report.
     let flush_each = args.pretty || out.is_terminal();
     if args.pretty {
@@ -65,18 +65,16 @@ pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
         out: BatchedStdout::new(),
         pretty: args.pretty,
         flush_each,
-        steps,
         buffer: Vec::new(),
         line: 0,
-        running: None,
-        failed: None,
     };
-    let mut script = xcsh_core::drive(&agent.session, script);
+    let driven = xcsh_core::drive(&agent.session, StepTurns::new(script, steps));
+    let (mut script, failed) = driven.into_parts();
     let flushed = script.out.flush();
     // What the script left pending is discarded, never applied, as under
     // every front end (a warning names each).
     agent.session.end();
-    match script.failed {
+    match failed {
         Some(error) => Err(error),
         None => Ok(flushed?),
     }
@@ -92,19 +90,14 @@ struct Script {
     pretty: bool,
     /// Flush after every step, not only before waiting for input.
     flush_each: bool,
-    steps: Steps,
     buffer: Vec<u8>,
     /// The number of the last line read.
     line: usize,
-    /// The call running now.
-    running: Option<Started>,
-    /// Why the script stopped early (input unreadable, output closed).
-    failed: Option<anyhow::Error>,
 }
 
 impl Script {
     /// The next line's request; rejected lines are answered here.
-    fn next_request(&mut self, session: &Session) -> anyhow::Result<Option<Request>> {
+    fn next_line(&mut self, session: &Session, steps: &Steps) -> anyhow::Result<Option<Request>> {
         loop {
             if self.input.buffer().is_empty() {
                 // About to wait for input: a driver conversing through
@@ -142,7 +135,7 @@ impl Script {
                     None => continue,
                 }
             };
-            let step = self.steps.reject(session, line, rejected.0, rejected.1);
+            let step = steps.reject(session, line, rejected.0, rejected.1);
             self.write(&step)?;
         }
     }
@@ -160,34 +153,21 @@ impl Script {
     }
 }
 
-impl Turns for Script {
-    fn next_call(&mut self, session: &Session) -> Option<(ToolCall, ToolContext)> {
-        if self.failed.is_some() {
-            return None;
-        }
-        match self.next_request(session) {
-            Ok(Some(request)) => {
-                let (started, call, context) = self.steps.start(session, self.line, request);
-                self.running = Some(started);
-                Some((call, context))
-            }
-            Ok(None) => None,
-            Err(error) => {
-                self.failed = Some(error);
-                None
-            }
-        }
+impl StepFront for Script {
+    type Error = anyhow::Error;
+
+    fn next_request(
+        &mut self,
+        session: &Session,
+        steps: &Steps,
+    ) -> anyhow::Result<Option<(usize, Request)>> {
+        Ok(self
+            .next_line(session, steps)?
+            .map(|request| (self.line, request)))
     }
 
-    fn take_result(&mut self, session: &Session, result: ToolResult) {
-        let started = self
-            .running
-            .take()
-            .expect("a result follows the call next_call gave");
-        let step = self.steps.finish(session, started, result);
-        if let Err(error) = self.write(&step) {
-            self.failed = Some(error);
-        }
+    fn show(&mut self, step: &Step) -> anyhow::Result<()> {
+        self.write(step)
     }
 }
 

@@ -25,11 +25,13 @@ mod budget;
 mod driver;
 mod request;
 mod step;
+mod step_turns;
 mod steps;
 
 pub use driver::Driver;
 pub use request::{Rejected, Request, parse_line, parse_request};
 pub use step::{PENDING_SHOWN, Step};
+pub use step_turns::{StepFront, StepTurns};
 pub use steps::{ShowProgress, Started, Steps};
 
 #[cfg(test)]

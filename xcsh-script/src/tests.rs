@@ -100,3 +100,91 @@ fn steps_serialise_in_protocol_order_with_the_pending_count() {
     assert_eq!(applied.tool_choice, ToolChoice::Auto);
     assert!(applied.reminders.is_empty());
 }
+
+/// Requests from a list; every step shown is kept; a front end that
+/// fails to show its second step.
+struct Listed {
+    requests: std::collections::VecDeque<Request>,
+    entry: usize,
+    shown: Vec<(usize, Option<String>, String)>,
+    fail_at: Option<usize>,
+}
+
+impl StepFront for Listed {
+    type Error = String;
+
+    fn next_request(&mut self, _: &Session, _: &Steps) -> Result<Option<(usize, Request)>, String> {
+        self.entry += 1;
+        Ok(self
+            .requests
+            .pop_front()
+            .map(|request| (self.entry, request)))
+    }
+
+    fn show(&mut self, step: &Step) -> Result<(), String> {
+        if self.fail_at == Some(self.shown.len()) {
+            return Err("output closed".into());
+        }
+        self.shown
+            .push((step.line, step.tool.clone(), step.result.text()));
+        Ok(())
+    }
+}
+
+fn listed(tools: &[&str], fail_at: Option<usize>) -> Listed {
+    Listed {
+        requests: tools
+            .iter()
+            .map(|tool| Request {
+                id: None,
+                tool: (*tool).to_owned(),
+                arguments: json!({"action": "apply", "reason": "r"}),
+            })
+            .collect(),
+        entry: 0,
+        shown: Vec::new(),
+        fail_at,
+    }
+}
+
+#[test]
+fn step_turns_show_each_call_as_a_step_numbered_by_the_front_end() {
+    let session = std::sync::Arc::new(Session::new(std::env::temp_dir()));
+    let driven = xcsh_core::drive(
+        &session,
+        StepTurns::new(listed(&["resolve", "missing"], None), Steps::new()),
+    );
+    let (front, failed) = driven.into_parts();
+    assert!(failed.is_none());
+    assert_eq!(
+        front.shown,
+        [
+            (
+                1,
+                Some("resolve".to_owned()),
+                "No pending action to resolve. Nothing to apply or discard.".to_owned()
+            ),
+            (
+                2,
+                Some("missing".to_owned()),
+                "Unknown tool: missing".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn step_turns_stop_at_the_first_error_and_give_it_back() {
+    let session = std::sync::Arc::new(Session::new(std::env::temp_dir()));
+    let driven = xcsh_core::drive(
+        &session,
+        StepTurns::new(
+            listed(&["resolve", "resolve", "resolve"], Some(1)),
+            Steps::new(),
+        ),
+    );
+    let (front, failed) = driven.into_parts();
+    assert_eq!(failed.as_deref(), Some("output closed"));
+    assert_eq!(front.shown.len(), 1);
+    assert_eq!(front.requests.len(), 1, "nothing read after the error");
+}
