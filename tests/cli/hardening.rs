@@ -255,13 +255,7 @@ fn an_mcp_call_past_the_time_limit_is_answered_at_the_limit_and_its_late_push_re
         &env,
         &["mcp", "--plugin", arg(&hostile), "--tool-timeout", "0.3"],
     );
-    server.send_json(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}}),
-    );
-    server.until(1);
-    server.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server.initialize();
     let call = |id: u64, name: &str, arguments: Value| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": name, "arguments": arguments}})

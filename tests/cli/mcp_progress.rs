@@ -14,13 +14,7 @@ fn progress_reaches_an_mcp_client_that_asked_for_it_before_the_result() {
         &env,
         &["mcp", "--plugin", arg(&pack_path("fixture-hostile"))],
     );
-    server.send_json(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}}),
-    );
-    server.until(1);
-    server.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    server.initialize();
     server.send_json(
         &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "progress", "arguments": {}, "_meta": {"progressToken": "p-1"}}}),

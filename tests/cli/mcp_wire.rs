@@ -57,6 +57,14 @@ impl Server {
         stdin.flush().unwrap();
     }
 
+    /// The handshake of a 2025-11-25 client that asks for nothing: request
+    /// 1, `initialize`, answered, then `notifications/initialized`.
+    pub(crate) fn initialize(&mut self) {
+        self.send(INITIALIZE.as_bytes());
+        self.until(1);
+        self.send_json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
     /// Sends one JSON-RPC message.
     pub(crate) fn send_json(&mut self, message: &Value) {
         self.send(message.to_string().as_bytes());
