@@ -71,10 +71,9 @@ impl Spin {
         deadline: Option<Instant>,
         mut ready: impl FnMut() -> Option<R>,
     ) -> Option<R> {
-        let started = match self.spin(deadline, &mut ready) {
-            Ok(value) => return Some(value),
-            Err(started) => started,
-        };
+        if let Ok(value) = self.spin(deadline, &mut ready) {
+            return Some(value);
+        }
         let value = loop {
             if let Some(value) = ready() {
                 break Some(value);
@@ -90,14 +89,14 @@ impl Spin {
                 }
             }
         };
-        self.learn(started.elapsed());
+        self.shrink();
         value
     }
 
     /// Polls `ready` for as long as this spin lasts (and not past
     /// `deadline`); if that gave nothing, waits with `block` (which sleeps
     /// in whatever way the value's maker wakes, e.g. a channel's
-    /// `recv_timeout`) and learns from how long the whole wait took.
+    /// `recv_timeout`) and shrinks the next spin.
     pub fn wait_or_block<R>(
         &self,
         deadline: Option<Instant>,
@@ -106,9 +105,9 @@ impl Spin {
     ) -> R {
         match self.spin(deadline, &mut ready) {
             Ok(value) => value,
-            Err(started) => {
+            Err(SpinMissed(())) => {
                 let value = block();
-                self.learn(started.elapsed());
+                self.shrink();
                 value
             }
         }
@@ -117,18 +116,19 @@ impl Spin {
     /// Polls `ready` for as long as this spin lasts. If that gave
     /// nothing, wait in whatever way the value's maker wakes (a `poll(2)`
     /// on a pipe, say), then hand the miss to [`missed`](Self::missed) so
-    /// the next spin learns from how long the whole wait took.
+    /// the next spin is shorter.
     ///
     /// # Errors
     ///
     /// [`SpinMissed`]: the spin ran out before `ready` gave a value.
     pub fn poll<R>(&self, mut ready: impl FnMut() -> Option<R>) -> Result<R, SpinMissed> {
-        self.spin(None, &mut ready).map_err(SpinMissed)
+        self.spin(None, &mut ready)
     }
 
-    /// Learns from a wait that outlasted the spin (see [`poll`](Self::poll)).
-    pub fn missed(&self, missed: SpinMissed) {
-        self.learn(missed.0.elapsed());
+    /// Shrinks the next spin after a wait that outlasted this one (see
+    /// [`poll`](Self::poll)); the miss is the proof that one did.
+    pub fn missed(&self, _missed: SpinMissed) {
+        self.shrink();
     }
 
     /// The spin: a value `ready` gave, or when the spin started if it ran
@@ -137,7 +137,7 @@ impl Spin {
         &self,
         deadline: Option<Instant>,
         ready: &mut impl FnMut() -> Option<R>,
-    ) -> Result<R, Instant> {
+    ) -> Result<R, SpinMissed> {
         if let Some(value) = ready() {
             return Ok(value);
         }
@@ -156,16 +156,16 @@ impl Spin {
             }
             let spent = started.elapsed();
             if spent >= budget || deadline.is_some_and(|end| started + spent >= end) {
-                return Err(started);
+                return Err(SpinMissed(()));
             }
         }
     }
 
-    /// Sets the next spin from a wait that outlasted the spin: halved.
+    /// Halves the next spin, after a wait that outlasted the spin.
     /// Under load the thread waited for is often not running while this
     /// one spins, so a spin that failed must never grow the next one
     /// (growing it measured 100 µs per limited call at load 6).
-    fn learn(&self, _waited: Duration) {
+    fn shrink(&self) {
         let now = self.nanos.load(Ordering::Relaxed);
         self.nanos
             .store((now / 2).max(MIN_SPIN_NANOS), Ordering::Relaxed);
@@ -192,10 +192,10 @@ impl Spin {
     }
 }
 
-/// A spin that ran out, and when it started (see [`Spin::poll`]).
+/// A spin that ran out (see [`Spin::poll`]).
 #[derive(Debug)]
 #[must_use = "hand it to Spin::missed once the value came"]
-pub struct SpinMissed(Instant);
+pub struct SpinMissed(());
 
 /// Wakes `waiter` after the value it polls for was made ready.
 pub(crate) fn wake(waiter: &Thread) {
@@ -243,7 +243,7 @@ mod tests {
     fn long_waits_shrink_the_spin_to_its_minimum() {
         let spin = Spin::default();
         for _ in 0..10 {
-            spin.learn(Duration::from_millis(5));
+            spin.shrink();
         }
         assert_eq!(spin.nanos(), MIN_SPIN_NANOS);
         spin.caught(Duration::from_micros(10));
@@ -252,7 +252,7 @@ mod tests {
             20_000,
             "a value caught after 10 µs of spinning keeps a spin of twice that"
         );
-        spin.learn(Duration::from_micros(30));
+        spin.shrink();
         assert_eq!(
             spin.nanos(),
             10_000,
