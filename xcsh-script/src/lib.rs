@@ -22,13 +22,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 mod budget;
-mod driver;
 mod request;
 mod step;
 mod step_turns;
 mod steps;
 
-pub use driver::Driver;
 pub use request::{Rejected, Request, parse_line, parse_request};
 pub use step::{PENDING_SHOWN, Step};
 pub use step_turns::{StepFront, StepTurns};

@@ -78,8 +78,13 @@ fn steps_serialise_in_protocol_order_with_the_pending_count() {
     session
         .store()
         .push(PendingAction::try_new("Demo: one thing", |_| Ok(ToolOutput::text("done"))).unwrap());
-    let driver = Driver::new(&session);
-    let step = driver.reject(2, Some(json!("id-2")), "invalid JSON on line 2: x".into());
+    let steps = Steps::new();
+    let step = steps.reject(
+        &session,
+        2,
+        Some(json!("id-2")),
+        "invalid JSON on line 2: x".into(),
+    );
     assert_eq!(
         step.to_json_line(),
         format!(
@@ -87,7 +92,8 @@ fn steps_serialise_in_protocol_order_with_the_pending_count() {
             serde_json::to_string(PREVIEW_REMINDER).unwrap()
         )
     );
-    let applied = driver.call(
+    let (started, call, context) = steps.start(
+        &session,
         3,
         Request {
             id: None,
@@ -95,6 +101,8 @@ fn steps_serialise_in_protocol_order_with_the_pending_count() {
             arguments: json!({"action": "apply", "reason": "ok"}),
         },
     );
+    let result = session.execute_owned(call, context);
+    let applied = steps.finish(&session, started, result);
     assert_eq!(applied.result.text(), "done");
     assert_eq!(applied.pending.count, 0);
     assert_eq!(applied.tool_choice, ToolChoice::Auto);
