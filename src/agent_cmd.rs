@@ -18,7 +18,7 @@ use xcsh_agent::Agent;
 use xcsh_agent::approve::flags::FlagAnswer;
 use xcsh_core::{ProviderCapabilities, Session};
 use xcsh_model::{
-    Bounds, Conversation, DEFAULT_SYSTEM_PROMPT, EndReason, Event, ModelLoop, Outcome,
+    Bounds, Conversation, DEFAULT_SYSTEM_PROMPT, EndReason, Event, ModelLoop, Observer, Outcome,
 };
 use xcsh_script::{PENDING_SHOWN, Step};
 use xcsh_sources::Settings;
@@ -69,31 +69,36 @@ pub fn run(agent: &Agent, args: &AgentArgs, settings: &Settings) -> anyhow::Resu
         time: (args.time_limit > 0).then(|| std::time::Duration::from_secs(args.time_limit)),
         ..Bounds::default()
     };
-    let mut model_loop = ModelLoop::new(&agent.session, provider.as_ref(), capabilities, bounds);
+    let mut model_loop = ModelLoop::new(
+        Arc::clone(&agent.session),
+        Arc::from(provider),
+        capabilities,
+        bounds,
+    );
     let cancel = model_loop.cancellation();
     if let Err(error) = ctrlc::set_handler(move || cancel.cancel()) {
         tracing::warn!("Ctrl-C cannot stop the agent: {error}");
     }
-    let mut out = io::stdout().lock();
     if !args.json {
+        let mut out = io::stdout().lock();
         for line in render::loaded_packs(&agent.report) {
             writeln!(out, "{line}")?;
         }
+        out.flush()?;
     }
     let mut conversation = Conversation::new(Some(DEFAULT_SYSTEM_PROMPT.to_owned()), task);
-    let mut printer = Printer {
-        session: &agent.session,
+    let printer = Printer {
+        session: Arc::clone(&agent.session),
         capabilities,
         json: args.json,
         calls: 0,
         failed: None,
     };
-    let outcome = model_loop.run(&mut conversation, &mut |event| {
-        printer.print(&mut out, event);
-    });
+    let (outcome, printer) = model_loop.run(&mut conversation, printer);
     if let Some(error) = printer.failed {
         return Err(error).context("cannot write to standard output");
     }
+    let mut out = io::stdout().lock();
     if args.json {
         let mut line = serde_json::to_value(&outcome).expect("an outcome serialises");
         line["event"] = json!("end");
@@ -139,17 +144,18 @@ fn task(args: &AgentArgs) -> anyhow::Result<String> {
     Ok(task.to_owned())
 }
 
-/// Prints events as they come; remembers the first write error.
-struct Printer<'a> {
-    session: &'a Session,
+/// Prints events as they come, on the session's thread; remembers the
+/// first write error.
+struct Printer {
+    session: Arc<Session>,
     capabilities: ProviderCapabilities,
     json: bool,
     calls: usize,
     failed: Option<io::Error>,
 }
 
-impl Printer<'_> {
-    fn print(&mut self, out: &mut impl io::Write, event: Event<'_>) {
+impl Observer for Printer {
+    fn observe(&mut self, event: Event<'_>) {
         if self.failed.is_some() {
             return;
         }
@@ -184,6 +190,7 @@ impl Printer<'_> {
             Event::Ladder { step } => Some(format!("{LADDER} {}", escape::line(&step.to_string()))),
             _ => None,
         };
+        let mut out = io::stdout().lock();
         if let Some(text) = text
             && let Err(error) = writeln!(out, "{text}").and_then(|()| out.flush())
         {

@@ -296,3 +296,56 @@ fn the_model_comes_from_flags_or_the_users_config_never_a_projects() {
         "{output:?}"
     );
 }
+
+/// The model loop runs its calls on the session's thread under the time
+/// limit: a call past it is answered at the limit, the model reads the
+/// timeout, and the reply's next call runs while the first still blocks.
+#[test]
+fn a_call_past_the_time_limit_times_out_and_the_agent_goes_on() {
+    let env = Env::new();
+    let loopback = Loopback::serve(vec![
+        answer(calls(&[
+            ("block", json!({"ms": 600_000})),
+            ("block", json!({"ms": 0})),
+        ])),
+        answer(text("done")),
+    ]);
+    let url = format!("{}/v1", loopback.url);
+    let hostile = crate::support::pack_path("fixture-hostile");
+    let command = env.command(&agent_args(
+        &url,
+        arg(&hostile),
+        &["--json", "--tool-timeout", "0.3"],
+    ));
+    let started = std::time::Instant::now();
+    let output = env.run_command(command, "Block\n");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let lines = json_lines(&output.stdout);
+    let events: Vec<&str> = lines.iter().map(|l| l["event"].as_str().unwrap()).collect();
+    assert_eq!(
+        events,
+        ["request", "call", "call", "request", "text", "end"]
+    );
+    assert_eq!(
+        lines[1]["result"]["content"][0]["text"],
+        "Tool block timed out after 300ms"
+    );
+    assert_eq!(lines[1]["result"]["isError"], true);
+    assert_eq!(lines[2]["result"]["isError"], false, "{}", lines[2]);
+    assert_eq!(lines[5]["reason"], json!({"kind": "finished"}));
+    let requests = loopback.seen();
+    let results: Vec<&Value> = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .map(|message| &message["content"])
+        .collect();
+    assert_eq!(results.len(), 2, "{:?}", requests[1].body);
+    assert_eq!(results[0], "Tool block timed out after 300ms");
+}

@@ -1,6 +1,7 @@
 //! A session with packs loaded, and shorthand for driving it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use xcsh_core::{Session, ToolCall, ToolResult};
@@ -9,8 +10,8 @@ use xcsh_loader::{HostBinding, LoadReport, load_packs_with};
 /// A session in a working directory with some packs loaded.
 #[derive(Debug)]
 pub struct TestSession {
-    /// The session.
-    pub session: Session,
+    /// The session (shared: a model loop runs it on threads of its own).
+    pub session: Arc<Session>,
     /// What loading the packs did.
     pub report: LoadReport,
 }
@@ -20,14 +21,20 @@ impl TestSession {
     pub fn new(cwd: &Path, paths: &[PathBuf]) -> Self {
         let session = Session::new(cwd);
         let report = xcsh_loader::load_packs(&session, paths);
-        Self { session, report }
+        Self {
+            session: Arc::new(session),
+            report,
+        }
     }
 
     /// A session whose packs were created in a runtime without a store.
     pub fn without_store(cwd: &Path, paths: &[PathBuf]) -> Self {
         let session = Session::new(cwd);
         let report = load_packs_with(&session, &HostBinding::without_store(cwd), paths);
-        Self { session, report }
+        Self {
+            session: Arc::new(session),
+            report,
+        }
     }
 
     /// Calls `tool` with `arguments`.

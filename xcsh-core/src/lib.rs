@@ -13,11 +13,13 @@
 //! re-exports the same types, so a pack and the agent agree on them.
 //!
 //! A front end runs calls one of three ways, each under the session's time
-//! limit: [`Session::execute`] (the call on a worker thread while the
-//! caller waits), [`drive`] (a front end that owns its loop gives it as
-//! [`Turns`]; the loop and its calls share one thread, watched from the
-//! caller's), or [`watched_call`] with a [`CallTimer`] (a front end that
-//! already runs each call on a thread of its own and waits elsewhere).
+//! limit: [`drive`] (a front end that owns its loop gives it as [`Turns`];
+//! the loop and its calls share one thread, watched from the caller's:
+//! `xcsh run`, `xcsh repl`, `xcsh agent`), [`watched_call`] with a
+//! [`CallTimer`] (a front end that already runs each call on a thread of
+//! its own and waits elsewhere: `xcsh mcp`), or [`Session::execute`] (the
+//! call on a worker thread while the caller waits: one-off calls and
+//! tests).
 //!
 //! Tool-pack authors should not depend on this crate: they depend on
 //! `xcsh-plugin-api` only. The loader adapts packs into [`Tool`]s.

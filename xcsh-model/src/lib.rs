@@ -2,7 +2,8 @@
 //!
 //! A [`ModelLoop`] asks a model [`Provider`] for the next step, runs the
 //! tool calls it answers with in an `xcsh_core` [`Session`] (approvals,
-//! journal, time limits and isolation are the session's), sends the
+//! journal, time limits and isolation are the session's; the loop runs on
+//! the session's thread through [`xcsh_core::drive`]), sends the
 //! results and the session's queued reminders back, and takes each
 //! request's tool choice from the session. While an action is pending the
 //! choice goes down a [`Ladder`]: `resolve` forced by name, then only
@@ -20,6 +21,8 @@
 //! packs never do.
 //!
 //! ```no_run
+//! use std::sync::Arc;
+//!
 //! use xcsh_core::{ProviderCapabilities, Session};
 //! use xcsh_model::{Api, Bounds, Conversation, ModelLoop, ModelSettings};
 //!
@@ -31,16 +34,16 @@
 //!     stream: true,
 //!     request_timeout: None,
 //! };
-//! let provider = settings.connect().unwrap();
-//! let session = Session::new(".");
+//! let provider = Arc::from(settings.connect().unwrap());
+//! let session = Arc::new(Session::new("."));
 //! let mut conversation = Conversation::new(None, "Rename the drafts");
-//! let outcome = ModelLoop::new(
-//!     &session,
-//!     provider.as_ref(),
+//! let (outcome, _) = ModelLoop::new(
+//!     session,
+//!     provider,
 //!     ProviderCapabilities::default(),
 //!     Bounds::default(),
 //! )
-//! .run(&mut conversation, &mut |event| println!("{event:?}"));
+//! .run(&mut conversation, |event: xcsh_model::Event<'_>| println!("{event:?}"));
 //! println!("{}", outcome.message);
 //! ```
 //!
@@ -57,6 +60,7 @@ mod event;
 mod http;
 pub mod ladder;
 mod model_loop;
+mod observer;
 mod openai;
 mod provider;
 mod settings;
@@ -67,6 +71,7 @@ pub use error::ModelError;
 pub use event::{EndReason, Event, Outcome};
 pub use ladder::{Ladder, Rung};
 pub use model_loop::{Bounds, ModelLoop, RESOLVE_REMINDER};
+pub use observer::Observer;
 pub use provider::{Provider, Reply, Request, Usage};
 pub use settings::{Api, ModelSettings};
 

@@ -1,15 +1,18 @@
 //! The loop: ask the model, run its tool calls in the session, send the
 //! results back, until the model is done or a bound is reached.
 
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use xcsh_core::{
-    CancellationToken, ProviderCapabilities, RESOLVE_TOOL_NAME, Session, ToolChoice, ToolContext,
-};
+use xcsh_core::{CancellationToken, ProviderCapabilities, Session};
 
-use crate::event::{EndReason, Event, Outcome};
+use crate::event::Outcome;
 use crate::ladder::{Ladder, Rung};
-use crate::{Conversation, Message, ModelError, Provider, Request, ToolSpec};
+use crate::{Conversation, Observer, Provider};
+
+use turns::ModelTurns;
+
+mod turns;
 
 /// The reminder sent again when the ladder reaches [`Rung::Auto`].
 pub const RESOLVE_REMINDER: &str = xcsh_core::PREVIEW_REMINDER;
@@ -40,10 +43,16 @@ impl Default for Bounds {
 }
 
 /// A model loop over one session.
+///
+/// The loop runs on the session's thread through [`xcsh_core::drive`],
+/// as `xcsh run` and `xcsh repl` do: each tool call runs on the thread
+/// that asked the model, under the session's time limit, with no thread
+/// hand-off; a call past the limit is abandoned at the limit and the loop
+/// goes on with its timeout result.
 #[derive(Debug)]
-pub struct ModelLoop<'a> {
-    session: &'a Session,
-    provider: &'a dyn Provider,
+pub struct ModelLoop {
+    session: Arc<Session>,
+    provider: Arc<dyn Provider>,
     capabilities: ProviderCapabilities,
     bounds: Bounds,
     cancel: CancellationToken,
@@ -58,13 +67,13 @@ impl std::fmt::Debug for dyn Provider + '_ {
     }
 }
 
-impl<'a> ModelLoop<'a> {
+impl ModelLoop {
     /// A loop over `session` talking to `provider`. Without
     /// `capabilities.named_tool_choice` the ladder starts at
     /// [`Rung::Required`].
     pub fn new(
-        session: &'a Session,
-        provider: &'a dyn Provider,
+        session: Arc<Session>,
+        provider: Arc<dyn Provider>,
         capabilities: ProviderCapabilities,
         bounds: Bounds,
     ) -> Self {
@@ -96,220 +105,33 @@ impl<'a> ModelLoop<'a> {
     }
 
     /// Runs until the model is done or a bound is reached, reporting to
-    /// `observe`. However it ends, what is still pending is discarded
-    /// (never applied) through [`Session::end`].
-    pub fn run(
+    /// `observer`, and gives the observer back. However it ends, what is
+    /// still pending is discarded (never applied) through
+    /// [`Session::end`]. `conversation` holds every message when it
+    /// returns; the ladder keeps what it learnt for the next run.
+    ///
+    /// # Panics
+    ///
+    /// A panic in `observer` ends the loop and is resumed on this thread.
+    pub fn run<O: Observer>(
         &mut self,
         conversation: &mut Conversation,
-        observe: &mut dyn FnMut(Event<'_>),
-    ) -> Outcome {
-        let started = Instant::now();
-        let mut turns = 0;
-        let mut tokens = 0;
-        let reason = self.drive(conversation, observe, started, &mut turns, &mut tokens);
+        observer: O,
+    ) -> (Outcome, O) {
+        let turns = ModelTurns::new(self, std::mem::take(conversation), observer);
+        let ended = xcsh_core::drive(&self.session, turns).end();
+        self.ladder = ended.ladder;
+        *conversation = ended.conversation;
         let discarded = self.session.end();
-        Outcome {
-            message: reason.to_string(),
-            reason,
-            turns,
-            tokens,
+        let outcome = Outcome {
+            message: ended.reason.to_string(),
+            reason: ended.reason,
+            turns: ended.turns,
+            tokens: ended.tokens,
             discarded,
-        }
+        };
+        (outcome, ended.observer)
     }
-
-    fn drive(
-        &mut self,
-        conversation: &mut Conversation,
-        observe: &mut dyn FnMut(Event<'_>),
-        started: Instant,
-        turns: &mut u32,
-        tokens: &mut u64,
-    ) -> EndReason {
-        // The rung whose reminder was last sent again, per action.
-        let mut reminded: Option<u64> = None;
-        loop {
-            if let Some(reason) = self.bound_reached(started, *turns, *tokens) {
-                return reason;
-            }
-            self.take_reminders(conversation);
-            let top = self.session.store().peek().map(|entry| entry.id());
-            let wanted = self.session.tool_choice(self.capabilities);
-            let rung = top.map(|id| self.ladder.rung(id));
-            let mut tools: Vec<ToolSpec> = self
-                .session
-                .offered_tools()
-                .iter()
-                .map(|tool| ToolSpec::of(tool.as_ref()))
-                .collect();
-            let choice = match rung {
-                Some(Rung::Named) => ToolChoice::Tool {
-                    name: RESOLVE_TOOL_NAME.to_owned(),
-                },
-                Some(Rung::Required) => {
-                    tools.retain(|tool| tool.name == RESOLVE_TOOL_NAME);
-                    ToolChoice::Required
-                }
-                Some(Rung::Auto) => {
-                    if reminded != top {
-                        conversation.push(Message::User(RESOLVE_REMINDER.to_owned()));
-                        reminded = top;
-                    }
-                    ToolChoice::Auto
-                }
-                None => wanted,
-            };
-            *turns += 1;
-            observe(Event::Request {
-                turn: *turns,
-                tool_choice: &choice,
-                tools: tools.len(),
-            });
-            let remaining = self.bounds.tokens.saturating_sub(*tokens);
-            let request = Request {
-                conversation,
-                tools: &tools,
-                choice: &choice,
-                max_tokens: self
-                    .bounds
-                    .answer_tokens
-                    .min(u32::try_from(remaining).unwrap_or(u32::MAX))
-                    .max(1),
-            };
-            let reply = match self.provider.complete(&request, &self.cancel) {
-                Ok(reply) => reply,
-                Err(ModelError::Interrupted) => return EndReason::Interrupted,
-                Err(ModelError::Status { status, message })
-                    if refuses_choice(status) && rung.is_some_and(|rung| rung < Rung::Auto) =>
-                {
-                    let (top, rung) = (top.unwrap_or_default(), rung.unwrap_or(Rung::Auto));
-                    let step = self
-                        .ladder
-                        .refused(top, rung, status, message)
-                        .expect("a rung above auto has one below");
-                    tracing::warn!("{step}");
-                    observe(Event::Ladder { step: &step });
-                    continue;
-                }
-                Err(error) => {
-                    return EndReason::Failed {
-                        message: one_line(&error),
-                    };
-                }
-            };
-            if self.cancel.is_cancelled() {
-                // Interrupted while the request was out: the answer's
-                // calls never run.
-                return EndReason::Interrupted;
-            }
-            // The request is answered: a queued override is used up.
-            self.session.next_tool_choice(self.capabilities);
-            *tokens += reply.usage.total();
-            if !reply.text.is_empty() {
-                observe(Event::Text {
-                    text: &reply.text,
-                    usage: reply.usage,
-                });
-            }
-            let resolved = reply
-                .calls
-                .iter()
-                .any(|call| call.name == RESOLVE_TOOL_NAME);
-            let calls = reply.calls.clone();
-            conversation.push(Message::Assistant {
-                text: reply.text,
-                calls: reply.calls,
-            });
-            for call in calls {
-                let context = ToolContext::new(call.id.clone(), self.session.cwd().to_path_buf())
-                    .with_cancellation(self.cancel.clone());
-                let result = self.session.execute_owned(call.clone(), context);
-                observe(Event::Call {
-                    call: &call,
-                    result: &result,
-                });
-                conversation.push(Message::ToolResult {
-                    call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    text: result.text(),
-                    is_error: result.is_error,
-                });
-            }
-            if let (Some(top), Some(rung), false) = (top, rung, resolved) {
-                match self.ladder.ignored(top, rung) {
-                    Some(step) => {
-                        tracing::warn!("{step}");
-                        observe(Event::Ladder { step: &step });
-                    }
-                    None => {
-                        let label = self
-                            .session
-                            .store()
-                            .get(top)
-                            .map(|entry| entry.action().label().to_owned())
-                            .unwrap_or_default();
-                        return EndReason::NeverResolved { label };
-                    }
-                }
-                continue;
-            }
-            let called = matches!(
-                conversation.messages.last(),
-                Some(Message::ToolResult { .. })
-            );
-            if !called && !self.session.store().has_pending() {
-                return EndReason::Finished;
-            }
-        }
-    }
-
-    /// The bound the loop has reached, if any.
-    fn bound_reached(&self, started: Instant, turns: u32, tokens: u64) -> Option<EndReason> {
-        if self.cancel.is_cancelled() {
-            return Some(EndReason::Interrupted);
-        }
-        if let Some(limit) = self.bounds.time
-            && started.elapsed() >= limit
-        {
-            return Some(EndReason::Time { limit });
-        }
-        if tokens >= self.bounds.tokens {
-            return Some(EndReason::Tokens {
-                used: tokens,
-                limit: self.bounds.tokens,
-            });
-        }
-        (turns >= self.bounds.turns).then_some(EndReason::Turns {
-            limit: self.bounds.turns,
-        })
-    }
-
-    /// The session's queued messages (the reminder of each push) go to the
-    /// model as user text, after the tool results.
-    fn take_reminders(&self, conversation: &mut Conversation) {
-        for message in self.session.take_messages() {
-            conversation.push(Message::User(message.text));
-        }
-    }
-}
-
-/// Whether an HTTP error to a forced choice is the provider refusing the
-/// choice: a bad request (400, 422) or a server that fails on it (500, as
-/// llama-cpp-python does for `required`). Authentication, missing
-/// endpoints, rate limits and gateways say nothing about the choice.
-fn refuses_choice(status: u16) -> bool {
-    matches!(status, 400 | 422 | 500)
-}
-
-/// The error and its causes on one line.
-fn one_line(error: &ModelError) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

@@ -2,15 +2,17 @@
 //! request's shape (llama-cpp-python 0.3.36's server has no
 //! `/v1/messages`).
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 use xcsh_core::{JournalEvent, ProviderCapabilities, ToolChoice};
 use xcsh_model::{
-    ANTHROPIC_VERSION, Api, Bounds, EndReason, ModelLoop, ModelSettings, RESOLVE_REMINDER, Rung,
-    ladder::Cause,
+    ANTHROPIC_VERSION, Api, Bounds, EndReason, ModelLoop, ModelSettings, Provider,
+    RESOLVE_REMINDER, Rung, ladder::Cause,
 };
 
 use crate::support::{
-    DRAFTS, Seen, TASK, choices, keep, names, resolves, scripted_first_turn, session, workspace,
+    DRAFTS, Keep, Seen, TASK, choices, names, resolves, scripted_first_turn, session, workspace,
 };
 use xcsh_test_support::loopback::{Loopback, Script, Seen as Request, events};
 
@@ -90,15 +92,14 @@ fn the_messages_shape_forces_resolve_by_name_and_a_streamed_apply_runs() {
         )
     });
     let loopback = Loopback::serve(vec![first, second]);
-    let provider = settings(&loopback, true).connect().unwrap();
-    let mut seen = Vec::new();
-    let outcome = ModelLoop::new(
-        &session.session,
-        provider.as_ref(),
+    let provider: Arc<dyn Provider> = settings(&loopback, true).connect().unwrap().into();
+    let (outcome, Keep(seen)) = ModelLoop::new(
+        Arc::clone(&session.session),
+        Arc::clone(&provider),
         ProviderCapabilities::default(),
         Bounds::default(),
     )
-    .run(&mut conversation, &mut keep(&mut seen));
+    .run(&mut conversation, Keep::default());
 
     assert_eq!(outcome.reason, EndReason::Finished, "{outcome:?}");
     assert_eq!(outcome.message, "the model finished");
@@ -188,15 +189,14 @@ fn a_refused_forced_tool_steps_to_any_then_auto_and_a_model_that_never_resolves_
         Box::new(|_| (200, "application/json", text_message("a fourth request"))),
     ];
     let loopback = Loopback::serve(answers);
-    let provider = settings(&loopback, false).connect().unwrap();
-    let mut seen = Vec::new();
+    let provider: Arc<dyn Provider> = settings(&loopback, false).connect().unwrap().into();
     let mut model_loop = ModelLoop::new(
-        &session.session,
-        provider.as_ref(),
+        Arc::clone(&session.session),
+        Arc::clone(&provider),
         ProviderCapabilities::default(),
         Bounds::default(),
     );
-    let outcome = model_loop.run(&mut conversation, &mut keep(&mut seen));
+    let (outcome, Keep(seen)) = model_loop.run(&mut conversation, Keep::default());
 
     let requests = loopback.seen();
     let sent: Vec<Value> = requests

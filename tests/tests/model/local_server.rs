@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 use xcsh_core::{
     Answer, ApprovalRequest, Approver, JournalEvent, Policy, ProviderCapabilities, ToolChoice,
 };
-use xcsh_model::{Api, Bounds, EndReason, ModelLoop, ModelSettings, Rung, ladder::Cause};
+use xcsh_model::{Api, Bounds, EndReason, ModelLoop, ModelSettings, Provider, Rung, ladder::Cause};
 use xcsh_test_support::ModelServer;
 
 use crate::support::{
-    DRAFTS, Seen, choices, chosen, forced_resolve, keep, names, resolves, scripted_first_turn,
+    DRAFTS, Keep, Seen, choices, chosen, forced_resolve, names, resolves, scripted_first_turn,
     session, workspace,
 };
 
@@ -45,15 +45,14 @@ fn forced_resolve_is_obeyed(stream: bool) {
     let dir = workspace();
     let (session, journal) = session(&dir);
     let mut conversation = scripted_first_turn(&session);
-    let provider = settings(&server, stream).connect().unwrap();
-    let mut seen = Vec::new();
-    let outcome = ModelLoop::new(
-        &session.session,
-        provider.as_ref(),
+    let provider: Arc<dyn Provider> = settings(&server, stream).connect().unwrap().into();
+    let (outcome, Keep(seen)) = ModelLoop::new(
+        Arc::clone(&session.session),
+        Arc::clone(&provider),
         ProviderCapabilities::default(),
         one_turn(),
     )
-    .run(&mut conversation, &mut keep(&mut seen));
+    .run(&mut conversation, Keep::default());
 
     assert_eq!(choices(&seen), [forced_resolve()]);
     let resolved = resolves(&seen);
@@ -105,8 +104,7 @@ fn the_required_rung_meets_http_500_and_the_ladder_steps_down_without_looping() 
     let dir = workspace();
     let (session, journal) = session(&dir);
     let mut conversation = scripted_first_turn(&session);
-    let provider = settings(&server, false).connect().unwrap();
-    let mut seen = Vec::new();
+    let provider: Arc<dyn Provider> = settings(&server, false).connect().unwrap().into();
     // A provider that cannot force a named tool starts at `required`.
     let capabilities = ProviderCapabilities {
         named_tool_choice: false,
@@ -119,8 +117,13 @@ fn the_required_rung_meets_http_500_and_the_ladder_steps_down_without_looping() 
         answer_tokens: 128,
         ..Bounds::default()
     };
-    let mut model_loop = ModelLoop::new(&session.session, provider.as_ref(), capabilities, bounds);
-    let outcome = model_loop.run(&mut conversation, &mut keep(&mut seen));
+    let mut model_loop = ModelLoop::new(
+        Arc::clone(&session.session),
+        Arc::clone(&provider),
+        capabilities,
+        bounds,
+    );
+    let (outcome, Keep(seen)) = model_loop.run(&mut conversation, Keep::default());
 
     let sent = choices(&seen);
     assert_eq!(sent[0], ToolChoice::Required);
@@ -193,7 +196,7 @@ impl Approver for Person {
 #[test]
 fn an_ask_policy_puts_the_models_apply_to_a_person_before_it_runs() {
     let server = ModelServer::lock();
-    let provider = settings(&server, false).connect().unwrap();
+    let provider: Arc<dyn Provider> = settings(&server, false).connect().unwrap().into();
     // The model decides apply or discard; a few sessions give it a few
     // chances to apply, and every session's outcome is checked.
     let mut applied = 0;
@@ -207,14 +210,13 @@ fn an_ask_policy_puts_the_models_apply_to_a_person_before_it_runs() {
         });
         session.session.set_approver(person.clone());
         let mut conversation = scripted_first_turn(&session);
-        let mut seen = Vec::new();
-        ModelLoop::new(
-            &session.session,
-            provider.as_ref(),
+        let (_, Keep(seen)) = ModelLoop::new(
+            Arc::clone(&session.session),
+            Arc::clone(&provider),
             ProviderCapabilities::default(),
             one_turn(),
         )
-        .run(&mut conversation, &mut keep(&mut seen));
+        .run(&mut conversation, Keep::default());
         let resolved = resolves(&seen);
         assert_eq!(resolved.len(), 1, "{seen:?}");
         let asked = person.asked.lock().unwrap();

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use xcsh_core::{Journal, JournalEntry, JournalEvent, ToolCall, ToolChoice, ToolResult};
-use xcsh_model::{Conversation, Event, Message, ladder::Step};
+use xcsh_model::{Conversation, Event, Message, Observer, ladder::Step};
 use xcsh_test_support::{TestSession, pack_path};
 
 /// The draft files every test starts with.
@@ -109,10 +109,13 @@ pub enum Seen {
     Ladder(Step),
 }
 
-/// Keeps every event in `seen`.
-pub fn keep(seen: &mut Vec<Seen>) -> impl FnMut(Event<'_>) + '_ {
-    move |event| {
-        seen.push(match event {
+/// Keeps every event, in order.
+#[derive(Debug, Default)]
+pub struct Keep(pub Vec<Seen>);
+
+impl Observer for Keep {
+    fn observe(&mut self, event: Event<'_>) {
+        self.0.push(match event {
             Event::Request {
                 tool_choice, tools, ..
             } => Seen::Request(tool_choice.clone(), tools),

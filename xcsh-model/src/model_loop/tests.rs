@@ -1,9 +1,9 @@
 use std::sync::Mutex;
 
-use xcsh_core::{PendingAction, ToolOutput};
+use xcsh_core::{CancellationToken, PendingAction, RESOLVE_TOOL_NAME, ToolChoice, ToolOutput};
 
 use super::*;
-use crate::{Reply, Usage};
+use crate::{EndReason, Event, Message, ModelError, Reply, Request, Usage};
 
 /// A provider that answers every request from `answer`, keeping the
 /// choices it was sent.
@@ -27,8 +27,8 @@ impl Provider for Scripted {
     }
 }
 
-fn pending_session() -> Session {
-    let session = Session::new(std::env::temp_dir());
+fn pending_session() -> Arc<Session> {
+    let session = Arc::new(Session::new(std::env::temp_dir()));
     session
         .store()
         .push(PendingAction::new("Rename 2 files", |_| {
@@ -37,21 +37,28 @@ fn pending_session() -> Session {
     session
 }
 
-fn run(session: &Session, provider: &Scripted) -> (Outcome, Vec<String>) {
-    let mut steps = Vec::new();
+/// Keeps the ladder's steps.
+#[derive(Default)]
+struct Steps(Vec<String>);
+
+impl Observer for Steps {
+    fn observe(&mut self, event: Event<'_>) {
+        if let Event::Ladder { step } = event {
+            self.0.push(step.to_string());
+        }
+    }
+}
+
+fn run(session: &Arc<Session>, provider: &Arc<Scripted>) -> (Outcome, Vec<String>) {
     let mut conversation = Conversation::new(None, "task");
-    let outcome = ModelLoop::new(
-        session,
-        provider,
+    let (outcome, steps) = ModelLoop::new(
+        Arc::clone(session),
+        Arc::clone(provider) as Arc<dyn Provider>,
         ProviderCapabilities::default(),
         Bounds::default(),
     )
-    .run(&mut conversation, &mut |event| {
-        if let Event::Ladder { step } = event {
-            steps.push(step.to_string());
-        }
-    });
-    (outcome, steps)
+    .run(&mut conversation, Steps::default());
+    (outcome, steps.0)
 }
 
 fn forced() -> ToolChoice {
@@ -63,7 +70,7 @@ fn forced() -> ToolChoice {
 #[test]
 fn a_provider_that_refuses_everything_gets_each_choice_once() {
     let session = pending_session();
-    let provider = Scripted {
+    let provider = Arc::new(Scripted {
         sent: Mutex::default(),
         answer: |_| {
             Err(ModelError::Status {
@@ -71,7 +78,7 @@ fn a_provider_that_refuses_everything_gets_each_choice_once() {
                 message: "no".into(),
             })
         },
-    };
+    });
     let (outcome, steps) = run(&session, &provider);
     assert_eq!(
         *provider.sent.lock().unwrap(),
@@ -89,7 +96,7 @@ fn a_provider_that_refuses_everything_gets_each_choice_once() {
 #[test]
 fn a_model_that_never_resolves_is_asked_three_times_then_the_loop_ends() {
     let session = pending_session();
-    let provider = Scripted {
+    let provider = Arc::new(Scripted {
         sent: Mutex::default(),
         answer: |_| {
             Ok(Reply {
@@ -101,7 +108,7 @@ fn a_model_that_never_resolves_is_asked_three_times_then_the_loop_ends() {
                 },
             })
         },
-    };
+    });
     let (outcome, steps) = run(&session, &provider);
     assert_eq!(provider.sent.lock().unwrap().len(), 3);
     assert_eq!(
@@ -126,7 +133,7 @@ fn a_model_that_never_resolves_is_asked_three_times_then_the_loop_ends() {
 #[test]
 fn an_authentication_error_is_not_a_refused_choice() {
     let session = pending_session();
-    let provider = Scripted {
+    let provider = Arc::new(Scripted {
         sent: Mutex::default(),
         answer: |_| {
             Err(ModelError::Status {
@@ -134,12 +141,142 @@ fn an_authentication_error_is_not_a_refused_choice() {
                 message: "invalid x-api-key".into(),
             })
         },
-    };
+    });
     let (outcome, steps) = run(&session, &provider);
     assert_eq!(provider.sent.lock().unwrap().len(), 1);
     assert!(steps.is_empty());
     assert_eq!(
         outcome.message,
         "model request failed: the model server answered HTTP 401: invalid x-api-key"
+    );
+}
+
+/// A tool that sleeps `ms` and says which thread ran it.
+struct Sleep(serde_json::Value);
+
+impl xcsh_core::Tool for Sleep {
+    fn name(&self) -> &str {
+        "sleep"
+    }
+    fn label(&self) -> &str {
+        "Sleep"
+    }
+    fn description(&self) -> &str {
+        "sleeps"
+    }
+    fn parameters(&self) -> &serde_json::Value {
+        &self.0
+    }
+    fn execute(
+        &self,
+        arguments: serde_json::Value,
+        _: &xcsh_core::ToolContext,
+    ) -> Result<ToolOutput, xcsh_core::ToolError> {
+        let ms = arguments["ms"].as_u64().unwrap_or(0);
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        Ok(ToolOutput::text(format!(
+            "{:?}",
+            std::thread::current().id()
+        )))
+    }
+}
+
+/// A provider that gives its replies in order and keeps every
+/// conversation it was sent.
+struct Replies {
+    replies: Mutex<std::collections::VecDeque<Reply>>,
+    sent: Mutex<Vec<Conversation>>,
+}
+
+impl Provider for Replies {
+    fn api(&self) -> &'static str {
+        "replies"
+    }
+
+    fn complete(
+        &self,
+        request: &Request<'_>,
+        _cancel: &CancellationToken,
+    ) -> Result<Reply, ModelError> {
+        self.sent.lock().unwrap().push(request.conversation.clone());
+        Ok(self.replies.lock().unwrap().pop_front().unwrap_or_default())
+    }
+}
+
+fn sleep_call(id: &str, ms: u64) -> xcsh_core::ToolCall {
+    xcsh_core::ToolCall::new(id, "sleep", serde_json::json!({ "ms": ms }))
+}
+
+/// The loop runs on the session's thread: a call past the session's time
+/// limit is answered at the limit with the timeout, the model reads it,
+/// and the loop goes on to the reply's next call and the next request.
+#[test]
+fn a_tool_call_past_the_time_limit_times_out_at_the_limit_and_the_loop_goes_on() {
+    let session = Session::new(std::env::temp_dir()).with_limits(xcsh_core::CallLimits {
+        time: Some(std::time::Duration::from_millis(200)),
+        ..xcsh_core::CallLimits::default()
+    });
+    let schema = serde_json::json!({"type": "object", "properties": {"ms": {"type": "integer"}}});
+    session.register_tool(Arc::new(Sleep(schema))).unwrap();
+    let session = Arc::new(session);
+    let provider = Arc::new(Replies {
+        replies: Mutex::new(
+            [Reply {
+                calls: vec![sleep_call("stuck", 10_000), sleep_call("quick", 0)],
+                ..Reply::default()
+            }]
+            .into(),
+        ),
+        sent: Mutex::default(),
+    });
+    let mut conversation = Conversation::new(None, "task");
+    let started = std::time::Instant::now();
+    let (outcome, _) = ModelLoop::new(
+        Arc::clone(&session),
+        Arc::clone(&provider) as Arc<dyn Provider>,
+        ProviderCapabilities::default(),
+        Bounds::default(),
+    )
+    .run(&mut conversation, |_: Event<'_>| {});
+    let took = started.elapsed();
+
+    assert_eq!(outcome.reason, EndReason::Finished);
+    assert_eq!(outcome.turns, 2);
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    let sent = provider.sent.lock().unwrap();
+    let results: Vec<(&str, &str, bool)> = sent[1]
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::ToolResult {
+                call_id,
+                text,
+                is_error,
+                ..
+            } => Some((call_id.as_str(), text.as_str(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(
+        results[0],
+        ("stuck", "Tool sleep timed out after 200ms", true)
+    );
+    let (id, quick_thread, is_error) = results[1];
+    assert_eq!((id, is_error), ("quick", false));
+    assert_ne!(
+        quick_thread,
+        format!("{:?}", std::thread::current().id()),
+        "the calls run on the session's thread, not the caller's"
+    );
+    // The conversation comes back with the last (empty) answer too.
+    let (last, earlier) = conversation.messages.split_last().unwrap();
+    assert_eq!(earlier, &sent[1].messages[..]);
+    assert_eq!(
+        last,
+        &Message::Assistant {
+            text: String::new(),
+            calls: Vec::new()
+        }
     );
 }
