@@ -10,9 +10,14 @@
 //!   limit kept by the process's `xcsh_core::CallTimer` thread
 //!   (`xcsh_core::watched_call`); without a limit, the same blocking task
 //!   and no timer;
-//! - `session`: `Session::execute`, as `xcsh agent` calls: the
-//!   call runs on a reused worker thread and the caller waits for it at
-//!   most the limit; without one, on the caller's thread;
+//! - `agent`: `xcsh_model::ModelLoop`, as `xcsh agent` runs: a model
+//!   (here in-process, answering at once) asks for one `noop` per
+//!   request, and the loop runs through `xcsh_core::drive`; each
+//!   iteration is a request and its call;
+//! - `session`: `Session::execute`, which no front end uses any more (a
+//!   one-off call): the call runs on a reused worker thread and the
+//!   caller waits for it at most the limit; without one, on the caller's
+//!   thread;
 //!
 //! and the ways of making that hand-off that were weighed, each with the
 //! same trivial job:
@@ -47,7 +52,13 @@ use serde_json::json;
 use xcsh_bench_pack::base_name;
 use xcsh_benches::bench_pack_path;
 use xcsh_benches::report::{Row, Target, duration, save_section, timing_table};
-use xcsh_core::{CallLimits, Session, ToolCall, ToolContext, ToolResult, Turns};
+use xcsh_core::{
+    CallLimits, CancellationToken, ProviderCapabilities, Session, ToolCall, ToolContext,
+    ToolResult, Turns,
+};
+use xcsh_model::{
+    Bounds, Conversation, EndReason, Event, ModelError, ModelLoop, Provider, Reply, Request,
+};
 
 /// The agent's default call time limit.
 const LIMIT: Duration = Duration::from_secs(300);
@@ -123,6 +134,54 @@ impl Fixture {
         );
         assert_eq!(turns.left, 0);
         turns.wall
+    }
+}
+
+impl Fixture {
+    /// `turns` requests of `xcsh agent`'s model loop to a model that
+    /// answers each with one `noop` call; their wall time. The loop runs
+    /// 1000 requests at a time, so the conversation stays small.
+    fn agent(&self, turns: u64) -> Duration {
+        let model: Arc<dyn Provider> = Arc::new(NoopModel(Reply {
+            calls: vec![self.noop.clone()],
+            ..Reply::default()
+        }));
+        let started = Instant::now();
+        let mut left = turns;
+        while left > 0 {
+            let chunk = u32::try_from(left.min(1000)).expect("1000 fits");
+            left -= u64::from(chunk);
+            let bounds = Bounds {
+                turns: chunk,
+                tokens: u64::MAX,
+                time: None,
+                ..Bounds::default()
+            };
+            let mut conversation = Conversation::new(None, "noop");
+            let (outcome, _) = ModelLoop::new(
+                Arc::clone(&self.session),
+                Arc::clone(&model),
+                ProviderCapabilities::default(),
+                bounds,
+            )
+            .run(&mut conversation, |_: Event<'_>| {});
+            assert_eq!(outcome.reason, EndReason::Turns { limit: chunk });
+            black_box(conversation);
+        }
+        started.elapsed()
+    }
+}
+
+/// A model that answers every request at once with the same reply.
+struct NoopModel(Reply);
+
+impl Provider for NoopModel {
+    fn api(&self) -> &'static str {
+        "bench"
+    }
+
+    fn complete(&self, _: &Request<'_>, _: &CancellationToken) -> Result<Reply, ModelError> {
+        Ok(self.0.clone())
     }
 }
 
@@ -270,6 +329,12 @@ fn bench_handoff(c: &mut Criterion, unlimited: &Fixture, limited: &Fixture) {
     });
     group.bench_function(BenchmarkId::new("drive", "limited"), |b| {
         b.iter_custom(|iters| limited.drive(iters, Duration::ZERO));
+    });
+    group.bench_function(BenchmarkId::new("agent", "unlimited"), |b| {
+        b.iter_custom(|iters| unlimited.agent(iters));
+    });
+    group.bench_function(BenchmarkId::new("agent", "limited"), |b| {
+        b.iter_custom(|iters| limited.agent(iters));
     });
     group.bench_function(BenchmarkId::new("session", "unlimited"), |b| {
         b.iter(|| unlimited.call());
@@ -422,7 +487,13 @@ fn main() {
         )
         .target(Target::Ratio(1.5)),
         Row::new(
-            "`noop` through `Session::execute` (`xcsh agent`), default time limit vs none",
+            "a request and its `noop` call through `xcsh agent`'s model loop (model in-process), default time limit vs none",
+            "handoff/agent/limited",
+            "handoff/agent/unlimited",
+        )
+        .target(Target::Ratio(1.5)),
+        Row::new(
+            "`noop` through `Session::execute` (no front end: one-off calls), default time limit vs none",
             "handoff/session/limited",
             "handoff/session/unlimited",
         ),
@@ -447,10 +518,10 @@ fn main() {
         &format!(
             "### 10. Time-limit hand-off\n\nOne `noop` call with the default time limit \
              (300 s) against the same call without a limit, along the three call paths: \
-             `xcsh_core::drive` (`xcsh run`, `xcsh repl`: the front end's loop and its calls on one session \
+             `xcsh_core::drive` (`xcsh run`, `xcsh repl`, `xcsh agent`: the front end's loop and its calls on one session \
              thread, the caller's thread the watchdog), the MCP server's (the call on a \
              blocking task, its limit kept by one timer thread) and \
-             `Session::execute` (`xcsh agent`: the call on a reused worker thread, \
+             `Session::execute` (no front end: the call on a reused worker thread, \
              both sides spinning briefly, adaptively, before sleeping); and the hand-offs weighed, each with a trivial job, \
              against that job run inline.\n\n{}\nCPU time of the whole process \
              (`getrusage`: user and system, every thread), the same `noop` call; wall time per call excludes the \
