@@ -53,6 +53,7 @@
 
 mod anthropic;
 mod api_key;
+mod bounds;
 mod connect;
 mod conversation;
 mod error;
@@ -60,17 +61,20 @@ mod event;
 mod http;
 pub mod ladder;
 mod model_loop;
+mod model_turns;
 mod observer;
 mod openai;
 mod provider;
 mod settings;
 
 pub use anthropic::ANTHROPIC_VERSION;
+pub use bounds::Bounds;
 pub use conversation::{Conversation, Message, ToolSpec};
 pub use error::ModelError;
 pub use event::{EndReason, Event, Outcome};
 pub use ladder::{Ladder, Rung};
-pub use model_loop::{Bounds, ModelLoop, RESOLVE_REMINDER};
+pub use model_loop::ModelLoop;
+pub use model_turns::RESOLVE_REMINDER;
 pub use observer::Observer;
 pub use provider::{Provider, Reply, Request, Usage};
 pub use settings::{Api, ModelSettings};

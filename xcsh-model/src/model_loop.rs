@@ -2,45 +2,13 @@
 //! results back, until the model is done or a bound is reached.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use xcsh_core::{CancellationToken, ProviderCapabilities, Session};
 
 use crate::event::Outcome;
 use crate::ladder::{Ladder, Rung};
-use crate::{Conversation, Observer, Provider};
-
-use turns::ModelTurns;
-
-mod turns;
-
-/// The reminder sent again when the ladder reaches [`Rung::Auto`].
-pub const RESOLVE_REMINDER: &str = xcsh_core::PREVIEW_REMINDER;
-
-/// How far one loop may go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bounds {
-    /// The most requests.
-    pub turns: u32,
-    /// The most tokens, input and output of every request added up.
-    pub tokens: u64,
-    /// The most tokens of one answer.
-    pub answer_tokens: u32,
-    /// The longest the loop may run (checked between requests and tool
-    /// calls; a request's own timeout is the provider's setting).
-    pub time: Option<Duration>,
-}
-
-impl Default for Bounds {
-    fn default() -> Self {
-        Self {
-            turns: 50,
-            tokens: 1_000_000,
-            answer_tokens: 4096,
-            time: Some(Duration::from_secs(30 * 60)),
-        }
-    }
-}
+use crate::model_turns::ModelTurns;
+use crate::{Bounds, Conversation, Observer, Provider};
 
 /// A model loop over one session.
 ///
@@ -118,7 +86,15 @@ impl ModelLoop {
         conversation: &mut Conversation,
         observer: O,
     ) -> (Outcome, O) {
-        let turns = ModelTurns::new(self, std::mem::take(conversation), observer);
+        let turns = ModelTurns::new(
+            Arc::clone(&self.provider),
+            self.capabilities,
+            self.bounds,
+            self.cancel.clone(),
+            self.ladder.clone(),
+            std::mem::take(conversation),
+            observer,
+        );
         let ended = xcsh_core::drive(&self.session, turns).end();
         self.ladder = ended.ladder;
         *conversation = ended.conversation;

@@ -15,13 +15,15 @@ use xcsh_core::{
     ToolContext, ToolResult, Turns,
 };
 
-use super::{Bounds, ModelLoop, RESOLVE_REMINDER};
 use crate::event::{EndReason, Event};
 use crate::ladder::{Ladder, Rung};
-use crate::{Conversation, Message, ModelError, Observer, Provider, Request, ToolSpec};
+use crate::{Bounds, Conversation, Message, ModelError, Observer, Provider, Request, ToolSpec};
+
+/// The reminder sent again when the ladder reaches [`Rung::Auto`].
+pub const RESOLVE_REMINDER: &str = xcsh_core::PREVIEW_REMINDER;
 
 /// One run of the loop, with everything it owns while it runs.
-pub(super) struct ModelTurns<O> {
+pub(crate) struct ModelTurns<O> {
     provider: Arc<dyn Provider>,
     capabilities: ProviderCapabilities,
     bounds: Bounds,
@@ -55,25 +57,33 @@ struct Answered {
 }
 
 /// What a run leaves: why it ended, what it used, and what it owned.
-pub(super) struct Ended<O> {
-    pub(super) reason: EndReason,
-    pub(super) turns: u32,
-    pub(super) tokens: u64,
-    pub(super) ladder: Ladder,
-    pub(super) conversation: Conversation,
-    pub(super) observer: O,
+pub(crate) struct Ended<O> {
+    pub(crate) reason: EndReason,
+    pub(crate) turns: u32,
+    pub(crate) tokens: u64,
+    pub(crate) ladder: Ladder,
+    pub(crate) conversation: Conversation,
+    pub(crate) observer: O,
 }
 
 impl<O: Observer> ModelTurns<O> {
-    /// A run of `model_loop` from `conversation`, reporting to `observer`;
-    /// its clock starts now.
-    pub(super) fn new(model_loop: &ModelLoop, conversation: Conversation, observer: O) -> Self {
+    /// A run asking `provider` from `conversation` on, within `bounds`,
+    /// reporting to `observer`; its clock starts now.
+    pub(crate) fn new(
+        provider: Arc<dyn Provider>,
+        capabilities: ProviderCapabilities,
+        bounds: Bounds,
+        cancel: CancellationToken,
+        ladder: Ladder,
+        conversation: Conversation,
+        observer: O,
+    ) -> Self {
         Self {
-            provider: Arc::clone(&model_loop.provider),
-            capabilities: model_loop.capabilities,
-            bounds: model_loop.bounds,
-            cancel: model_loop.cancel.clone(),
-            ladder: model_loop.ladder.clone(),
+            provider,
+            capabilities,
+            bounds,
+            cancel,
+            ladder,
             conversation,
             observer,
             started: Instant::now(),
@@ -88,7 +98,7 @@ impl<O: Observer> ModelTurns<O> {
     }
 
     /// What the run leaves once the drive is over.
-    pub(super) fn end(self) -> Ended<O> {
+    pub(crate) fn end(self) -> Ended<O> {
         Ended {
             reason: self
                 .ended
