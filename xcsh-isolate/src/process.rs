@@ -1,12 +1,23 @@
 //! One running process of an isolated pack, seen from the agent: the
 //! handshake, requests and their replies, pushes into the session's store,
 //! and how the process ended.
+//!
+//! Who reads the reply pipe: whoever holds its lock, the *leader*. A
+//! request takes the lock if it is free and reads its own reply, as the
+//! pipe floor does (two wake-ups per round trip, where a reader thread
+//! handing each reply on made three: a `noop` call under load measured
+//! about 5× the floor that way; BENCHMARKS.md §10b). Frames for other
+//! requests go to them over their channels; a leader whose request is done
+//! hands the lead to a request still waiting ([`Event::Lead`]). While no
+//! request has been out for [`IDLE`], a watcher thread reads the pipe, so
+//! that a push from no call, or the process's end, is seen at once.
 
 use std::collections::HashMap;
-use std::io::{BufReader, BufWriter, Write as _};
+use std::io::{BufRead as _, BufReader, BufWriter, Write as _};
+use std::os::fd::{AsFd as _, OwnedFd};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -34,6 +45,10 @@ const POLL: Duration = Duration::from_millis(20);
 /// killed, and how long its stderr may take to drain.
 const GRACE: Duration = Duration::from_secs(2);
 
+/// How long after the last request the watcher thread starts reading the
+/// pipe again (it looks this often while requests come).
+const IDLE: Duration = Duration::from_millis(10);
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
@@ -56,18 +71,54 @@ enum Event {
     Log(LogLevel, String),
     Done(Outcome),
     Ended(Ending),
+    /// The pipe's lock was let go while this request waited: take it.
+    Lead,
 }
 
 #[derive(Default)]
 struct Waiters {
     by_id: HashMap<u64, Sender<Event>>,
     ended: Option<Ending>,
+    /// When the last request ended.
+    last_done: Option<Instant>,
+}
+
+/// The reply pipe and the buffer its frames are read into.
+struct Replies {
+    pipe: BufReader<SpinRead<ChildStdout>>,
+    buffer: Vec<u8>,
+}
+
+/// What reading at most one frame gave.
+enum Step {
+    /// A frame, handed to its request.
+    Frame,
+    /// Nothing before the time given.
+    NotYet,
+    /// The pipe ended (or broke); the end has been told to everyone.
+    Ended,
 }
 
 /// A running (or ended) process of one isolated pack.
 pub struct PackProcess {
     pack: String,
+    /// This process, for the actions it pushes.
+    me: Weak<Self>,
     writer: Mutex<Option<BufWriter<ChildStdin>>>,
+    /// The reply pipe; its holder is the leader (see the module's doc).
+    replies: Mutex<Replies>,
+    /// The reply pipe again, for the watcher to sleep on without the lock.
+    watched: OwnedFd,
+    /// Where pushed actions go.
+    store: Weak<PendingActionStore>,
+    /// The longest frame the process may send.
+    frame_limit: usize,
+    /// The limit of each apply and reject of its actions.
+    action_timeout: Option<Duration>,
+    /// Told once if the process ends without being shut down.
+    on_crash: Mutex<Option<OnCrash>>,
+    /// Its end is being (or has been) seen to.
+    ending: AtomicBool,
     child: Mutex<Child>,
     waiters: Mutex<Waiters>,
     next_id: AtomicU64,
@@ -197,9 +248,28 @@ impl PackProcess {
                 ));
             }
         };
-        let process = Arc::new(Self {
+        let watched = match reader.get_ref().as_fd().try_clone_to_owned() {
+            Ok(watched) => watched,
+            Err(error) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("cannot set up its reply pipe: {error}"));
+            }
+        };
+        let process = Arc::new_cyclic(|me| Self {
             pack: opened.name.clone(),
+            me: me.clone(),
             writer: Mutex::new(Some(writer)),
+            replies: Mutex::new(Replies {
+                pipe: reader,
+                buffer: Vec::new(),
+            }),
+            watched,
+            store,
+            frame_limit: spec.frame_limit,
+            action_timeout: timeout,
+            on_crash: Mutex::new(Some(on_crash)),
+            ending: AtomicBool::new(false),
             child: Mutex::new(child),
             waiters: Mutex::new(Waiters::default()),
             next_id: AtomicU64::new(1),
@@ -209,16 +279,18 @@ impl PackProcess {
             namespaces,
             placeholders,
         });
-        let reading = Arc::clone(&process);
-        let limits = (spec.frame_limit, timeout);
+        let watching = Arc::clone(&process);
         let running = Running::start();
-        std::thread::Builder::new()
+        if let Err(error) = std::thread::Builder::new()
             .name(format!("xcsh-pack-{}", opened.name))
             .spawn(move || {
-                reading.read_replies(reader, limits, &store, &on_crash);
+                watching.watch();
                 drop(running);
             })
-            .map_err(|e| format!("cannot start a thread for its process: {e}"))?;
+        {
+            process.stop(format!("cannot start a thread for its process: {error}"));
+            return Err(format!("cannot start a thread for its process: {error}"));
+        }
         Ok((process, opened))
     }
 
@@ -255,8 +327,16 @@ impl PackProcess {
             }
             waiters.by_id.insert(id, sender);
         }
+        // Taken before the request goes out, so that its reply finds this
+        // thread reading.
+        let mut lead = self.try_lead();
         if !self.send(&make(id)) && lock(&self.writer).is_none() {
-            lock(&self.waiters).by_id.remove(&id);
+            let led = lead.is_some();
+            drop(lead);
+            self.request_done(id);
+            if led {
+                self.hand_lead();
+            }
             return Err(Failure::EndedBefore(self.shut_down_ending()));
         }
         // A failed write means the process is going: its end arrives as an
@@ -266,11 +346,43 @@ impl PackProcess {
         // What this request pushed: taken back if it runs over its limit,
         // as an in-process call's pushes are.
         let mut pushed = Vec::new();
-        loop {
-            let wait = deadline.map_or(POLL, |d| {
-                d.saturating_duration_since(Instant::now()).min(POLL)
-            });
-            match reply_wait::next_event(&events, wait) {
+        // Since when this request, past its limit, waits for the process
+        // it stopped to end (so that the next request starts a new one).
+        let mut timed_out: Option<(Instant, Duration)> = None;
+        let result = loop {
+            let (wait, frame_deadline) = match (timed_out, deadline) {
+                (Some((since, _)), _) => (POLL, Some(since + GRACE)),
+                (None, None) => (POLL, None),
+                (None, Some(d)) => (
+                    d.saturating_duration_since(Instant::now()).min(POLL),
+                    deadline,
+                ),
+            };
+            let next = match lead.as_mut() {
+                Some(replies) => match events.try_recv() {
+                    Ok(event) => Ok(event),
+                    Err(TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
+                    Err(TryRecvError::Empty) => {
+                        match self.read_one(replies, Instant::now() + wait, frame_deadline) {
+                            // Its events, this request's included, are in
+                            // the channels now.
+                            Step::Frame => continue,
+                            Step::NotYet => Err(RecvTimeoutError::Timeout),
+                            Step::Ended => {
+                                lead = None;
+                                continue;
+                            }
+                        }
+                    }
+                },
+                None => reply_wait::next_event(&events, wait),
+            };
+            match next {
+                Ok(Event::Lead) => {
+                    if lead.is_none() {
+                        lead = self.try_lead();
+                    }
+                }
                 Ok(Event::Progress(partial)) => {
                     if let (Some(context), Ok(partial)) = (context, wire::output_from_wire(partial))
                     {
@@ -287,16 +399,31 @@ impl PackProcess {
                     // On the call's own thread: accepted only while the call
                     // runs, like an in-process pack's push.
                     match xcsh_core::push_for_running_call(&store, *action) {
-                        Ok(entry) => pushed.push((store, entry)),
+                        Ok(entry) if timed_out.is_none() => pushed.push((store, entry)),
+                        Ok(entry) => {
+                            self.take_back(&[(store, entry)]);
+                        }
                         Err(refused) => {
                             tracing::warn!(pack = %self.pack, "{refused}");
                             self.forget(id);
                         }
                     }
                 }
-                Ok(Event::Done(outcome)) => return Ok(outcome),
-                Ok(Event::Ended(ending)) => return Err(Failure::Ended(ending)),
+                Ok(Event::Done(outcome)) => match timed_out {
+                    None => break Ok(outcome),
+                    Some((_, limit)) => break Err(Failure::TimedOut(limit)),
+                },
+                Ok(Event::Ended(ending)) => match timed_out {
+                    None => break Err(Failure::Ended(ending)),
+                    Some((_, limit)) => break Err(Failure::TimedOut(limit)),
+                },
                 Err(RecvTimeoutError::Timeout) => {
+                    if let Some((since, limit)) = timed_out {
+                        if since.elapsed() >= GRACE {
+                            break Err(Failure::TimedOut(limit));
+                        }
+                        continue;
+                    }
                     if !cancel_sent && context.is_some_and(ToolContext::is_cancelled) {
                         cancel_sent = self.send(&Request::Cancel { id });
                     }
@@ -305,38 +432,72 @@ impl PackProcess {
                     {
                         self.stop(format!("{what} timed out after {limit:?}"));
                         self.take_back(&pushed);
-                        // Wait for the reader to see the end, so the next
+                        // Wait for the process's end to be seen, so the next
                         // request finds the process gone and starts anew.
-                        let _ = events.recv_timeout(GRACE);
-                        return Err(Failure::TimedOut(limit));
+                        timed_out = Some((Instant::now(), limit));
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Failure::Ended(self.shut_down_ending()));
+                    break Err(Failure::Ended(self.shut_down_ending()));
                 }
             }
+        };
+        let led = lead.is_some();
+        drop(lead);
+        self.request_done(id);
+        // A lead handed to this request and not taken goes on too.
+        if led || events.try_iter().any(|event| matches!(event, Event::Lead)) {
+            self.hand_lead();
         }
+        result
+    }
+
+    /// The reply pipe's lock, if no one holds it.
+    fn try_lead(&self) -> Option<MutexGuard<'_, Replies>> {
+        match self.replies.try_lock() {
+            Ok(replies) => Some(replies),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// Forgets request `id`'s waiter and notes when it ended.
+    fn request_done(&self, id: u64) {
+        let mut waiters = lock(&self.waiters);
+        waiters.by_id.remove(&id);
+        waiters.last_done = Some(Instant::now());
+    }
+
+    /// After the pipe's lock was let go: tells one waiting request to
+    /// take it (the watcher reads only once no request is out).
+    fn hand_lead(&self) {
+        if let Some(waiter) = lock(&self.waiters).by_id.values().next() {
+            let _ = waiter.send(Event::Lead);
+        }
+    }
+
+    /// True while a request is out or one ended within [`IDLE`].
+    fn busy(&self) -> bool {
+        let waiters = lock(&self.waiters);
+        !waiters.by_id.is_empty() || waiters.last_done.is_some_and(|at| at.elapsed() < IDLE)
     }
 
     /// Hands a pushed action to the call that pushed it. A push from no
     /// call, or from a call no longer waited for (returned, timed out), is
     /// refused, as in-process: the process drops the action.
-    fn deliver_push(
-        self: &Arc<Self>,
-        pushed: PushedAction,
-        store: &Weak<PendingActionStore>,
-        timeout: Option<Duration>,
-    ) {
+    fn deliver_push(&self, pushed: PushedAction) {
         let id = pushed.action;
         let waiter = pushed
             .call
             .and_then(|call| lock(&self.waiters).by_id.get(&call).cloned());
-        let (Some(waiter), Some(store)) = (waiter, store.upgrade()) else {
+        let (Some(waiter), Some(store), Some(me)) =
+            (waiter, self.store.upgrade(), self.me.upgrade())
+        else {
             tracing::warn!(pack = %self.pack, "{}", xcsh_core::PUSH_OUTSIDE_CALL);
             self.forget(id);
             return;
         };
-        match remote_action::adapt(Arc::clone(self) as Arc<dyn ActionHost>, pushed, timeout) {
+        match remote_action::adapt(me as Arc<dyn ActionHost>, pushed, self.action_timeout) {
             Ok(action) => {
                 let event = Event::Pushed {
                     action: Box::new(action),
@@ -407,51 +568,123 @@ impl PackProcess {
             .is_ok()
     }
 
-    /// The reader thread: replies to their waiters, pushes into the
-    /// store, and at the end, how the process ended to everyone waiting.
-    /// Frames longer than `frame_limit` (the first of `limits`), and any
-    /// frame that is not a valid reply, stop the process as a protocol
-    /// violation; `timeout` (the second) limits applies and rejects.
-    fn read_replies(
-        self: Arc<Self>,
-        mut reader: BufReader<SpinRead<ChildStdout>>,
-        (frame_limit, timeout): (usize, Option<Duration>),
-        store: &Weak<PendingActionStore>,
-        on_crash: &OnCrash,
-    ) {
-        let mut buffer = Vec::new();
+    /// The watcher thread: reads the pipe while no request is out (a
+    /// request reads its own replies), until the process has ended.
+    fn watch(&self) {
+        while !self.ending.load(Ordering::Acquire) {
+            if self.busy() {
+                std::thread::sleep(IDLE);
+                continue;
+            }
+            if !self.sleep_until_readable() {
+                break;
+            }
+            let Some(mut replies) = self.try_lead() else {
+                // A request reads it.
+                std::thread::sleep(IDLE);
+                continue;
+            };
+            // Whatever is there now, and no more: a request may come.
+            while let Step::Frame = self.read_one(&mut replies, Instant::now(), None) {}
+            drop(replies);
+            self.hand_lead();
+        }
+    }
+
+    /// Sleeps until the reply pipe has bytes or has ended; false if it
+    /// cannot be waited on (then the end is seen by the next request).
+    fn sleep_until_readable(&self) -> bool {
+        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        let mut fds = [PollFd::new(self.watched.as_fd(), PollFlags::POLLIN)];
         loop {
-            match frame::read_within::<Reply>(&mut reader, &mut buffer, frame_limit) {
-                Ok(Some(Reply::Pushed(pushed))) => self.deliver_push(pushed, store, timeout),
-                Ok(Some(Reply::Progress { id, output })) => {
-                    if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
-                        let _ = waiter.send(Event::Progress(output));
-                    }
-                }
-                Ok(Some(Reply::Log { id, level, message })) => {
-                    if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
-                        let _ = waiter.send(Event::Log(level, message));
-                    }
-                }
-                Ok(Some(Reply::Done { id, outcome })) => {
-                    if let Some(waiter) = lock(&self.waiters).by_id.remove(&id) {
-                        let _ = waiter.send(Event::Done(outcome));
-                    }
-                }
-                Ok(Some(Reply::Opened(_) | Reply::OpenFailed { .. } | Reply::Sandboxed(_))) => {
-                    self.stop("sent an invalid message: a second reply to opening the pack".into());
-                    break;
-                }
-                Ok(None) => break,
-                Err(error @ (FrameError::Io(_) | FrameError::Truncated)) => {
-                    tracing::warn!(pack = %self.pack, %error, "broken pipe to the pack's process");
-                    break;
-                }
+            match poll(&mut fds, PollTimeout::NONE) {
+                Ok(_) => return true,
+                Err(nix::errno::Errno::EINTR) => {}
                 Err(error) => {
-                    self.stop(format!("sent an invalid message: {error}"));
-                    break;
+                    tracing::warn!(pack = %self.pack, %error, "cannot wait on the pack's reply pipe");
+                    return false;
                 }
             }
+        }
+    }
+
+    /// Reads one frame if one starts by `until`, and hands it to its
+    /// request; the rest of a frame that started may take until
+    /// `deadline` (a request's limit; `None`: as long as it takes). At the
+    /// pipe's end, sees to the process's end. Frames longer than the frame
+    /// limit, and any frame that is not a valid reply, stop the process as
+    /// a protocol violation.
+    fn read_one(&self, replies: &mut Replies, until: Instant, deadline: Option<Instant>) -> Step {
+        replies.pipe.get_mut().set_deadline(Some(until));
+        match replies.pipe.fill_buf() {
+            Ok([]) => {
+                self.end();
+                return Step::Ended;
+            }
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::TimedOut => return Step::NotYet,
+            Err(error) => {
+                tracing::warn!(pack = %self.pack, %error, "broken pipe to the pack's process");
+                self.end();
+                return Step::Ended;
+            }
+        }
+        replies.pipe.get_mut().set_deadline(deadline);
+        let Replies { pipe, buffer } = replies;
+        let reply = match frame::read_within::<Reply>(pipe, buffer, self.frame_limit) {
+            Ok(Some(reply)) => reply,
+            Ok(None) => {
+                self.end();
+                return Step::Ended;
+            }
+            // Past the request's limit within a frame: the request stops
+            // the process (what is left of the frame is not read).
+            Err(FrameError::Io(error)) if error.kind() == std::io::ErrorKind::TimedOut => {
+                return Step::NotYet;
+            }
+            Err(error @ (FrameError::Io(_) | FrameError::Truncated)) => {
+                tracing::warn!(pack = %self.pack, %error, "broken pipe to the pack's process");
+                self.end();
+                return Step::Ended;
+            }
+            Err(error) => {
+                self.stop(format!("sent an invalid message: {error}"));
+                self.end();
+                return Step::Ended;
+            }
+        };
+        match reply {
+            Reply::Pushed(pushed) => self.deliver_push(pushed),
+            Reply::Progress { id, output } => {
+                if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
+                    let _ = waiter.send(Event::Progress(output));
+                }
+            }
+            Reply::Log { id, level, message } => {
+                if let Some(waiter) = lock(&self.waiters).by_id.get(&id) {
+                    let _ = waiter.send(Event::Log(level, message));
+                }
+            }
+            Reply::Done { id, outcome } => {
+                if let Some(waiter) = lock(&self.waiters).by_id.remove(&id) {
+                    let _ = waiter.send(Event::Done(outcome));
+                }
+            }
+            Reply::Opened(_) | Reply::OpenFailed { .. } | Reply::Sandboxed(_) => {
+                self.stop("sent an invalid message: a second reply to opening the pack".into());
+                self.end();
+                return Step::Ended;
+            }
+        }
+        Step::Frame
+    }
+
+    /// Sees to the process's end once: waits for it, removes its sandbox's
+    /// directories, counts a crash, and tells everyone waiting how it
+    /// ended.
+    fn end(&self) {
+        if self.ending.swap(true, Ordering::AcqRel) {
+            return;
         }
         let stop_reason = lock(&self.stop_reason).clone();
         let ending = finish(
@@ -461,10 +694,10 @@ impl PackProcess {
             self.namespaces,
         );
         self.placeholders.remove_all();
-        let crashed = !self.shut_down.load(Ordering::Acquire);
+        let on_crash = lock(&self.on_crash).take();
         // Count the crash before anyone waiting hears of it, so their next
         // call sees the pack disabled if this was one crash too many.
-        if crashed {
+        if let (false, Some(on_crash)) = (self.shut_down.load(Ordering::Acquire), on_crash) {
             on_crash(&self.pack, &ending);
         }
         let waiting = {

@@ -7,6 +7,10 @@
 //! model thinking between calls) it shrinks to a microsecond, so an idle
 //! session keeps no core busy.
 //!
+//! A read can be given a deadline ([`SpinRead::set_deadline`]): past it, a
+//! read that found nothing fails with [`io::ErrorKind::TimedOut`], so a
+//! call's own thread can read its reply and still keep its time limit.
+//!
 //! The agent reads its packs' replies this way. A pack's process does not
 //! read its requests this way: the thread waiting for the next request is
 //! a follower while the leader runs the call, and its spinning took a CPU
@@ -16,6 +20,7 @@
 
 use std::io::{self, Read};
 use std::os::fd::AsFd;
+use std::time::Instant;
 
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
@@ -26,6 +31,7 @@ use xcsh_core::Spin;
 pub struct SpinRead<R> {
     inner: R,
     spin: Spin,
+    deadline: Option<Instant>,
 }
 
 impl<R: Read + AsFd> SpinRead<R> {
@@ -41,14 +47,35 @@ impl<R: Read + AsFd> SpinRead<R> {
         Ok(Self {
             inner,
             spin: Spin::new(),
+            deadline: None,
         })
     }
 
-    /// Sleeps until the pipe has bytes (or its writer is gone).
+    /// Until when a read waits for bytes (`None`: as long as it takes).
+    /// A deadline already past makes a read one look, without spinning.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Sleeps until the pipe has bytes (or its writer is gone), or fails
+    /// with [`io::ErrorKind::TimedOut`] once the deadline has passed.
     fn sleep(&self) -> io::Result<()> {
         let mut fds = [PollFd::new(self.inner.as_fd(), PollFlags::POLLIN)];
         loop {
-            match poll(&mut fds, PollTimeout::NONE) {
+            let timeout = match self.deadline {
+                None => PollTimeout::NONE,
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(io::ErrorKind::TimedOut.into());
+                    }
+                    // Rounded up: a sleep never ends before the deadline.
+                    let millis = left.as_micros().div_ceil(1000);
+                    PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX)
+                }
+            };
+            match poll(&mut fds, timeout) {
+                Ok(0) => {}
                 Ok(_) => return Ok(()),
                 Err(nix::errno::Errno::EINTR) => {}
                 Err(error) => return Err(error.into()),
@@ -57,15 +84,33 @@ impl<R: Read + AsFd> SpinRead<R> {
     }
 }
 
+impl<R: AsFd> AsFd for SpinRead<R> {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.inner.as_fd()
+    }
+}
+
+/// One non-blocking read: `None` if there was nothing to read yet.
+fn try_read(inner: &mut impl Read, buf: &mut [u8]) -> Option<io::Result<usize>> {
+    match inner.read(buf) {
+        Err(error) if error.kind() == io::ErrorKind::WouldBlock => None,
+        Err(error) if error.kind() == io::ErrorKind::Interrupted => None,
+        other => Some(other),
+    }
+}
+
 impl<R: Read + AsFd> Read for SpinRead<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self
+            .deadline
+            .is_some_and(|deadline| deadline <= Instant::now())
+        {
+            return try_read(&mut self.inner, buf)
+                .unwrap_or_else(|| Err(io::ErrorKind::TimedOut.into()));
+        }
         loop {
             let inner = &mut self.inner;
-            let attempt = self.spin.poll(|| match inner.read(buf) {
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => None,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => None,
-                other => Some(other),
-            });
+            let attempt = self.spin.poll(|| try_read(inner, buf));
             match attempt {
                 Ok(read) => return read,
                 Err(missed) => {

@@ -271,3 +271,27 @@ fn calls_to_one_isolated_pack_run_concurrently() {
         assert_eq!(blocked.join().unwrap().text(), "woke up");
     });
 }
+
+/// The first call reads the pipe while the second waits; when the first
+/// ends, the second must read its own reply (nobody else reads while a
+/// call is out).
+#[test]
+fn a_call_still_out_when_the_reading_call_ends_gets_its_reply() {
+    let agent = TestAgent::new(&["fixture-hostile"], &[], Options::default());
+    // The pack's process runs before the two calls start.
+    assert_eq!(agent.call("block", json!({"ms": 1})).text(), "woke up");
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        let first = scope.spawn(|| agent.call("block", json!({"ms": 300})));
+        std::thread::sleep(Duration::from_millis(100));
+        let second = scope.spawn(|| agent.call("block", json!({"ms": 900})));
+        assert_eq!(first.join().unwrap().text(), "woke up");
+        assert_eq!(second.join().unwrap().text(), "woke up");
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the second reply waited: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(agent.call("block", json!({"ms": 1})).text(), "woke up");
+}
