@@ -55,8 +55,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Called (on the reader thread) when a process ends that the agent did
-/// not shut down.
+/// Called (on the thread that finds the pipe ended: a request or the
+/// watcher) when a process ends that the agent did not shut down.
 pub type OnCrash = Arc<dyn Fn(&str, &Ending) + Send + Sync>;
 
 enum Event {

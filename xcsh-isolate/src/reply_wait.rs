@@ -1,5 +1,6 @@
-//! How a request waits for its next event (progress, a push, its reply)
-//! from the reader thread: a short adaptive spin on the channel before it
+//! How a request that does not hold the reply pipe waits for its next
+//! event (progress, a push, its reply, the lead) from the request or watcher
+//! that reads it: a short adaptive spin on the channel before it
 //! sleeps on it, so that a reply that comes soon costs no wake-up of a
 //! sleeping caller on top of the two the pipes already cost. The spin is
 //! learned across requests ([`Spin`]): it shrinks to a microsecond when
