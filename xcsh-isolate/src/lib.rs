@@ -42,6 +42,7 @@ pub mod placeholders;
 pub mod policy;
 pub mod process;
 pub mod protected;
+mod relief;
 pub mod remote_action;
 mod reply_wait;
 pub mod running;

@@ -2,16 +2,16 @@
 //! checks as the agent, and serves its tools over its standard input and
 //! output. The agent starts it; people never run it by hand.
 //!
-//! Requests are read leader/follower style: the thread that reads a call
-//! runs it, and another reads on, so a long call never blocks a
-//! cancellation, another call, or an apply. Every push the pack makes is
-//! forwarded before the reply of the call that made it.
+//! The thread that reads a call runs it and then reads on; a call that
+//! runs long has its reading handed to another thread ([`Relief`]), so it
+//! never blocks a cancellation, another call, or an apply. Every push the
+//! pack makes is forwarded before the reply of the call that made it.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write as _};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use anyhow::{Context as _, bail};
@@ -26,6 +26,8 @@ use xcsh_isolate_protocol::{
 };
 use xcsh_loader::{HostBinding, SealedPack};
 
+use super::relief::Relief;
+use super::spin_read::SpinRead;
 use super::{sandbox, wire};
 
 /// The hidden subcommand that serves one isolated pack.
@@ -46,7 +48,9 @@ pub fn serve() -> anyhow::Result<()> {
     // A crash here ends this process only; the agent names the pack.
     xcsh_loader::disable_crash_reports();
     let (input, output) = take_protocol_pipes()?;
-    let mut input = BufReader::new(input);
+    // Polled briefly before sleeping: the next request of a script's run
+    // of calls comes within microseconds of the last reply.
+    let mut input = BufReader::new(SpinRead::new(input).context("the request pipe")?);
     let mut output = BufWriter::new(output);
     let mut buffer = Vec::new();
     let hello: Hello = frame::read(&mut input, &mut buffer)?
@@ -74,55 +78,75 @@ pub fn serve() -> anyhow::Result<()> {
             return Ok(());
         }
     };
+    let server = Arc::new(server);
     let input = Arc::new(Input {
         reader: Mutex::new((input, buffer)),
-        waiting: AtomicUsize::new(0),
+        relief: Relief::new(),
     });
-    lead(&Arc::new(server), &input)
+    let (watching, watched) = (Arc::clone(&server), Arc::clone(&input));
+    std::thread::Builder::new()
+        .name("xcsh-pack-relief".into())
+        .spawn(move || {
+            watched
+                .relief
+                .watch(|| start_reader(Arc::clone(&watching), Arc::clone(&watched)))
+        })
+        .context("starting the thread that hands over reading")?;
+    lead(&server, &input)
 }
 
-/// The request pipe, read by one thread at a time.
+/// The request pipe, read by the thread that holds the lead.
 struct Input {
-    reader: Mutex<(BufReader<File>, Vec<u8>)>,
-    /// Threads waiting to read next.
-    waiting: AtomicUsize,
+    reader: Mutex<(BufReader<SpinRead<File>>, Vec<u8>)>,
+    relief: Relief,
 }
 
-/// Reads requests and runs them, leader/follower style: the thread that
-/// reads a call runs it itself, after making sure another thread is there
-/// to read the next request. A call costs no hand-over to another thread,
-/// and one that never returns holds only its own thread.
+/// Reads requests and runs them: the thread that reads a job runs it
+/// itself and then reads on, unless the job ran long enough for the
+/// relief to give the reading to another thread; then this one waits
+/// until it is given the reading back. A call costs no hand-over to
+/// another thread, and one that never returns holds only its own thread.
 fn lead(server: &Arc<Server>, input: &Arc<Input>) -> anyhow::Result<()> {
     loop {
-        input.waiting.fetch_add(1, Ordering::AcqRel);
-        let mut reading = lock(&input.reader);
-        input.waiting.fetch_sub(1, Ordering::AcqRel);
-        let (reader, buffer) = &mut *reading;
-        let request = match frame::read::<Request>(reader, buffer) {
-            Ok(Some(request)) => request,
-            // The agent is gone: so is this process, running calls included.
-            Ok(None) => std::process::exit(0),
-            Err(error) => bail!("reading a request: {error}"),
-        };
-        let Some(job) = server.handle(request) else {
-            continue;
-        };
-        drop(reading);
-        if input.waiting.load(Ordering::Acquire) == 0 {
-            let (server, input) = (Arc::clone(server), Arc::clone(input));
-            let started = std::thread::Builder::new()
-                .name("xcsh-pack-worker".into())
-                .spawn(move || {
-                    if let Err(error) = lead(&server, &input) {
-                        eprintln!("xcsh pack-host: {error:#}");
-                        std::process::exit(1);
-                    }
-                });
-            if let Err(error) = started {
-                tracing::error!(%error, "cannot start a thread to read requests");
+        let job = {
+            let mut reading = lock(&input.reader);
+            let (reader, buffer) = &mut *reading;
+            let request = match frame::read::<Request>(reader, buffer) {
+                Ok(Some(request)) => request,
+                // The agent is gone: so is this process, running calls included.
+                Ok(None) => std::process::exit(0),
+                Err(error) => bail!("reading a request: {error}"),
+            };
+            match server.handle(request) {
+                Some(job) => job,
+                None => continue,
             }
-        }
+        };
+        input.relief.job_starts();
         job();
+        if !input.relief.job_ends() {
+            input.relief.wait_for_lead();
+        }
+    }
+}
+
+/// Starts a thread that holds the lead (the relief gave it): false if
+/// none could start.
+fn start_reader(server: Arc<Server>, input: Arc<Input>) -> bool {
+    let started = std::thread::Builder::new()
+        .name("xcsh-pack-worker".into())
+        .spawn(move || {
+            if let Err(error) = lead(&server, &input) {
+                eprintln!("xcsh pack-host: {error:#}");
+                std::process::exit(1);
+            }
+        });
+    match started {
+        Ok(_) => true,
+        Err(error) => {
+            tracing::error!(%error, "cannot start a thread to read requests");
+            false
+        }
     }
 }
 

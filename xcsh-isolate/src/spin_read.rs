@@ -11,12 +11,12 @@
 //! read that found nothing fails with [`io::ErrorKind::TimedOut`], so a
 //! call's own thread can read its reply and still keep its time limit.
 //!
-//! The agent reads its packs' replies this way. A pack's process does not
-//! read its requests this way: the thread waiting for the next request is
-//! a follower while the leader runs the call, and its spinning took a CPU
-//! from the call on a two-CPU machine (an isolated `noop` measured 27.0 µs
-//! with both sides polling, 19.4 µs with the agent's alone, 25.4 µs with
-//! neither).
+//! The agent reads its packs' replies this way, and a pack's process its
+//! requests: there the thread that polls is the one that just answered
+//! the last call (`relief`), so it takes no CPU from a call. When a
+//! second thread polled for the next request while the first ran the
+//! call, both sides polling measured 27.0 µs against 19.4 µs with the
+//! agent's alone (BENCHMARKS.md §10b).
 
 use std::io::{self, Read};
 use std::os::fd::AsFd;
