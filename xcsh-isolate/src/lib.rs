@@ -37,6 +37,7 @@ pub mod environment;
 pub mod handover;
 pub mod identity;
 pub mod load;
+mod locked;
 pub mod pack;
 pub mod placeholders;
 pub mod policy;

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -12,6 +12,7 @@ use xcsh_core::{PendingActionStore, ToolContext, ToolError, ToolOutput};
 use xcsh_isolate_protocol::{Opened, Outcome, Request, SandboxStatus, ToolSpec};
 
 use super::ending::Ending;
+use super::locked::lock;
 use super::process::{Failure, OnCrash, PackProcess, StartSpec};
 use super::wire;
 
@@ -20,12 +21,6 @@ pub const MAX_CRASHES: usize = 3;
 
 /// See [`MAX_CRASHES`].
 pub const CRASH_WINDOW: Duration = Duration::from_secs(60);
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 #[derive(Debug, Default)]
 struct Health {

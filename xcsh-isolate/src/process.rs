@@ -29,6 +29,7 @@ use xcsh_isolate_protocol::{
 
 use super::ending::Ending;
 pub use super::ending::Failure;
+use super::locked::lock;
 use super::placeholders::Placeholders;
 use super::remote_action::{self, ActionHost};
 use super::running::Running;
@@ -48,12 +49,6 @@ const GRACE: Duration = Duration::from_secs(2);
 /// How long after the last request the watcher thread starts reading the
 /// pipe again (it looks this often while requests come).
 const IDLE: Duration = Duration::from_millis(10);
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Called (on the thread that finds the pipe ended: a request or the
 /// watcher) when a process ends that the agent did not shut down.

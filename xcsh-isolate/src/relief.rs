@@ -18,9 +18,11 @@
 //! wakes it, so an idle pack's process keeps no thread ticking.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
+
+use super::locked::lock;
 
 /// How long the lead may stay free while a job runs, and how often the
 /// watcher looks while calls come: the most a request waits behind a
@@ -29,12 +31,6 @@ pub(crate) const TICK: Duration = Duration::from_millis(1);
 
 /// With no job started for this long, the watcher sleeps until the next.
 pub(crate) const QUIET: Duration = Duration::from_millis(100);
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Threads without the lead and without a job.
 #[derive(Debug, Default)]

@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Write as _};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, bail};
 use serde_json::Value;
@@ -26,18 +26,13 @@ use xcsh_isolate_protocol::{
 };
 use xcsh_loader::{HostBinding, SealedPack};
 
+use super::locked::lock;
 use super::relief::Relief;
 use super::spin_read::SpinRead;
 use super::{sandbox, wire};
 
 /// The hidden subcommand that serves one isolated pack.
 pub const SUBCOMMAND: &str = "pack-host";
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Serves one pack until the agent closes the pipe.
 ///
