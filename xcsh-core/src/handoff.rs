@@ -11,9 +11,9 @@
 //! loaded machine, where the thread waited for is often not running while
 //! this one spins, waiting becomes plain parking. Each look at the clock
 //! also yields the CPU (`sched_yield`): under load the thread waited for is
-//! often queued behind this spinner, and an isolated `noop` with two CPU
-//! hogs measured 37–53 µs yielding against 37–65 µs without (BENCHMARKS.md
-//! §10b). The other side always calls [`Thread::unpark`] after making
+//! often queued behind this spinner (with two CPU hogs an isolated `noop`
+//! measured 37–53 µs yielding against 37–65 µs without, within the noise
+//! of a second run: BENCHMARKS.md §10b). The other side always calls [`Thread::unpark`] after making
 //! its value ready: that costs an atomic swap when the waiter is still
 //! spinning, and park's token makes a wake-up between poll and park safe.
 
