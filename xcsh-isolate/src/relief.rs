@@ -125,6 +125,9 @@ impl Relief {
         let _ = self.watcher.set(std::thread::current());
         let tick = u64::try_from(TICK.as_nanos()).unwrap_or(u64::MAX);
         let quiet = u64::try_from(QUIET.as_nanos()).unwrap_or(u64::MAX);
+        // Asleep until the first job: a session starting a hundred packs'
+        // processes keeps none of them ticking before its first call.
+        self.sleep_until_a_job();
         loop {
             std::thread::park_timeout(TICK);
             let now = self.now();
@@ -236,8 +239,15 @@ mod tests {
     }
 
     #[test]
-    fn the_watcher_sleeps_when_quiet_and_the_next_job_wakes_it() {
+    fn the_watcher_sleeps_until_the_first_job_and_when_quiet() {
         let (relief, started) = watched();
+        std::thread::sleep(TICK * 20);
+        assert!(
+            relief.asleep.load(Ordering::SeqCst),
+            "asleep before any job"
+        );
+        relief.job_starts();
+        assert!(relief.job_ends());
         std::thread::sleep(QUIET * 2);
         assert!(
             relief.asleep.load(Ordering::SeqCst),
