@@ -17,7 +17,8 @@
 //! - [`handover`] and [`identity`]: what the agent gives a pack's process
 //!   (its own image, the sealed library) and takes from it (the tools;
 //!   name, path and sandbox state only as the agent recorded them);
-//! - [`serve`], [`sandbox`] and [`seccomp`]: the pack process's side;
+//! - [`serve`] (and [`serve_error`], why it stops), [`sandbox`] and
+//!   [`seccomp`]: the pack process's side;
 //!   [`bwrap`]: the namespaces the agent starts it in, with [`protected`]
 //!   paths kept read-only ([`placeholders`] where they do not exist yet)
 //!   and only the [`environment`] the pack needs;
@@ -50,6 +51,7 @@ pub mod running;
 pub mod sandbox;
 pub mod seccomp;
 pub mod serve;
+pub mod serve_error;
 pub mod spin_read;
 pub mod start_record;
 pub mod start_spec;

@@ -14,7 +14,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context as _, bail};
 use serde_json::Value;
 use xcsh_core::{
     CancellationToken, PackOptions, PendingEntry, Session, Tool, ToolContext, ToolError,
@@ -28,6 +27,7 @@ use xcsh_loader::{HostBinding, SealedPack};
 
 use super::locked::lock;
 use super::relief::Relief;
+use super::serve_error::ServeError;
 use super::spin_read::SpinRead;
 use super::{sandbox, wire};
 
@@ -39,28 +39,33 @@ pub const SUBCOMMAND: &str = "pack-host";
 /// # Errors
 ///
 /// The pipes cannot be set up, or the agent speaks another protocol.
-pub fn serve() -> anyhow::Result<()> {
+pub fn serve() -> Result<(), ServeError> {
     // A crash here ends this process only; the agent names the pack.
     xcsh_loader::disable_crash_reports();
     let (input, output) = take_protocol_pipes()?;
     // Polled briefly before sleeping: the next request of a script's run
     // of calls comes within microseconds of the last reply.
-    let mut input = BufReader::new(SpinRead::new(input).context("the request pipe")?);
+    let mut input =
+        BufReader::new(SpinRead::new(input).map_err(ServeError::setup("the request pipe"))?);
     let mut output = BufWriter::new(output);
     let mut buffer = Vec::new();
-    let hello: Hello = frame::read(&mut input, &mut buffer)?
-        .context("the agent closed the pipe before its hello")?;
-    frame::write(&mut output, &Hello::current())?;
-    output.flush()?;
+    let hello: Hello = frame::read(&mut input, &mut buffer)
+        .map_err(ServeError::Handshake)?
+        .ok_or(ServeError::NoHello)?;
+    frame::write(&mut output, &Hello::current()).map_err(ServeError::Handshake)?;
+    output
+        .flush()
+        .map_err(ServeError::setup("sending the hello"))?;
     if !Hello::current().is_compatible_with(&hello) {
-        bail!(
-            "the agent speaks isolation protocol {}, this process {}",
-            hello.version,
-            Hello::current().version
-        );
+        return Err(ServeError::Protocol {
+            agent: hello.version,
+            ours: Hello::current().version,
+        });
     }
-    let Some(Request::Open(open)) = frame::read(&mut input, &mut buffer)? else {
-        bail!("the agent did not ask to open a pack");
+    let Some(Request::Open(open)) =
+        frame::read(&mut input, &mut buffer).map_err(ServeError::Handshake)?
+    else {
+        return Err(ServeError::NoOpen);
     };
     let writer = Arc::new(Writer(Mutex::new(output)));
     let server = match open_pack(&open, &writer) {
@@ -86,7 +91,9 @@ pub fn serve() -> anyhow::Result<()> {
                 .relief
                 .watch(|| start_reader(Arc::clone(&watching), Arc::clone(&watched)))
         })
-        .context("starting the thread that hands over reading")?;
+        .map_err(ServeError::setup(
+            "starting the thread that hands over reading",
+        ))?;
     lead(&server, &input)
 }
 
@@ -101,7 +108,7 @@ struct Input {
 /// relief to give the reading to another thread; then this one waits
 /// until it is given the reading back. A call costs no hand-over to
 /// another thread, and one that never returns holds only its own thread.
-fn lead(server: &Arc<Server>, input: &Arc<Input>) -> anyhow::Result<()> {
+fn lead(server: &Arc<Server>, input: &Arc<Input>) -> Result<(), ServeError> {
     loop {
         let job = {
             let mut reading = lock(&input.reader);
@@ -110,7 +117,7 @@ fn lead(server: &Arc<Server>, input: &Arc<Input>) -> anyhow::Result<()> {
                 Ok(Some(request)) => request,
                 // The agent is gone: so is this process, running calls included.
                 Ok(None) => std::process::exit(0),
-                Err(error) => bail!("reading a request: {error}"),
+                Err(error) => return Err(ServeError::Request(error)),
             };
             match server.handle(request) {
                 Some(job) => job,
@@ -132,7 +139,7 @@ fn start_reader(server: Arc<Server>, input: Arc<Input>) -> bool {
         .name("xcsh-pack-worker".into())
         .spawn(move || {
             if let Err(error) = lead(&server, &input) {
-                eprintln!("xcsh pack-host: {error:#}");
+                eprintln!("xcsh pack-host: {error}");
                 std::process::exit(1);
             }
         });
@@ -149,19 +156,20 @@ fn start_reader(server: Arc<Server>, input: Arc<Input>) -> bool {
 /// to standard output (or reads standard input) cannot corrupt it: its
 /// output goes to stderr, its input is `/dev/null`.
 #[cfg(unix)]
-fn take_protocol_pipes() -> anyhow::Result<(File, File)> {
+fn take_protocol_pipes() -> Result<(File, File), ServeError> {
     use nix::unistd::{dup, dup2_stdin, dup2_stdout};
-    let input = File::from(dup(std::io::stdin()).context("dup stdin")?);
-    let output = File::from(dup(std::io::stdout()).context("dup stdout")?);
-    dup2_stdout(std::io::stderr()).context("redirect stdout")?;
-    let null = File::open("/dev/null").context("open /dev/null")?;
-    dup2_stdin(&null).context("redirect stdin")?;
+    let io = |what| move |errno: nix::errno::Errno| ServeError::setup(what)(errno.into());
+    let input = File::from(dup(std::io::stdin()).map_err(io("dup stdin"))?);
+    let output = File::from(dup(std::io::stdout()).map_err(io("dup stdout"))?);
+    dup2_stdout(std::io::stderr()).map_err(io("redirect stdout"))?;
+    let null = File::open("/dev/null").map_err(ServeError::setup("open /dev/null"))?;
+    dup2_stdin(&null).map_err(io("redirect stdin"))?;
     Ok((input, output))
 }
 
 #[cfg(not(unix))]
-fn take_protocol_pipes() -> anyhow::Result<(File, File)> {
-    bail!("isolated packs need a Unix system")
+fn take_protocol_pipes() -> Result<(File, File), ServeError> {
+    Err(ServeError::NotUnix)
 }
 
 /// An opened pack: its session (the store its pushes land in), its tools,

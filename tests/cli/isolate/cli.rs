@@ -197,6 +197,25 @@ fn the_pack_host_subcommand_is_hidden() {
     assert!(!help.stdout.contains("pack-host"), "{}", help.stdout);
 }
 
+/// Run by hand, or by anything but the agent, the pack host says in one
+/// line why it stops.
+#[test]
+fn the_pack_host_without_an_agent_says_why_in_one_line() {
+    let env = Env::new();
+    let nothing = env.run(&["pack-host"], "");
+    assert_eq!(nothing.code, Some(1));
+    assert_eq!(
+        nothing.stderr,
+        "error: the agent closed the pipe before its hello\n"
+    );
+    let garbage = env.run(&["pack-host"], "abcd");
+    assert_eq!(garbage.code, Some(1));
+    assert_eq!(
+        garbage.stderr,
+        "error: the handshake with the agent: frame of 1684234849 bytes exceeds the limit of 268435456\n"
+    );
+}
+
 #[test]
 fn an_isolated_packs_pushes_follow_the_in_process_rules_and_reach_the_journal() {
     let env = Env::new();
