@@ -54,7 +54,7 @@ pub fn run(args: &PackNewArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| PathBuf::from(&args.name));
     let api = match &args.api_path {
         Some(path) => path.clone(),
-        None => Path::new(BUILT_FROM).join("xcsh-plugin-api"),
+        None => Path::new(BUILT_FROM).join("crates/xcsh-plugin-api"),
     };
     let pack = NewPack::find(&args.name, &api, args.api_path.is_none())?;
     pack.write(&dir)?;
@@ -189,7 +189,7 @@ mod tests {
     fn pack() -> NewPack {
         NewPack::find(
             "demo-pack",
-            &Path::new(BUILT_FROM).join("xcsh-plugin-api"),
+            &Path::new(BUILT_FROM).join("crates/xcsh-plugin-api"),
             true,
         )
         .unwrap()

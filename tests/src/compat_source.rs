@@ -44,7 +44,7 @@ fn write_copy(crate_dir: &Path) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let original = root.join("tests/compat/pack");
     let manifest = fs::read_to_string(original.join("Cargo.toml")).unwrap();
-    let api = root.join("xcsh-plugin-api");
+    let api = root.join("crates/xcsh-plugin-api");
     let manifest = replace_once(
         &manifest,
         FROZEN_DEPENDENCY,

@@ -16,7 +16,7 @@
 //!
 //! ```toml
 //! [dev-dependencies]
-//! xcsh-pack-test = { path = "../xcsh/xcsh-pack-test" }
+//! xcsh-pack-test = { path = "../xcsh/crates/xcsh-pack-test" }
 //! ```
 //!
 //! A pack with one preview tool, and its test (in a real pack, the test

@@ -42,12 +42,12 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! xcsh-plugin-api = { path = "../xcsh/xcsh-plugin-api" }
+//! xcsh-plugin-api = { path = "../xcsh/crates/xcsh-plugin-api" }
 //! # or, from the repository:
 //! # xcsh-plugin-api = { git = "<URL of the xcsh repository>", rev = "<commit>" }
 //!
 //! [dev-dependencies]
-//! xcsh-pack-test = { path = "../xcsh/xcsh-pack-test" }
+//! xcsh-pack-test = { path = "../xcsh/crates/xcsh-pack-test" }
 //! ```
 //!
 //! `src/lib.rs` (this is `examples/add_prefix_pack.rs`, which the tests
