@@ -133,7 +133,7 @@ impl NewPack {
 
     /// `template` with this pack's names and paths filled in.
     pub fn fill(&self, template: &str) -> String {
-        let repo = self.api.parent().unwrap_or(&self.api);
+        let repo = self.repo();
         template
             .replace("{{name}}", &self.name)
             .replace("{{ident}}", &self.ident())
@@ -163,14 +163,18 @@ impl NewPack {
             fs::write(&path, self.fill(template))
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        if let Some(repo) = self.api.parent() {
-            let lock = repo.join("Cargo.lock");
-            if lock.is_file() {
-                fs::copy(&lock, dir.join("Cargo.lock"))
-                    .with_context(|| format!("cannot copy {}", lock.display()))?;
-            }
+        let lock = self.repo().join("Cargo.lock");
+        if lock.is_file() {
+            fs::copy(&lock, dir.join("Cargo.lock"))
+                .with_context(|| format!("cannot copy {}", lock.display()))?;
         }
         Ok(())
+    }
+
+    /// The clone the API crate belongs to: the directory above `crates/`.
+    fn repo(&self) -> &Path {
+        let crates = self.api.parent().unwrap_or(&self.api);
+        crates.parent().unwrap_or(crates)
     }
 }
 
