@@ -1,5 +1,5 @@
 //! `cargo demo`: build what the demo runs, run the scripted session, and
-//! fail unless it ends as the README shows.
+//! fail unless it ends as docs/usage.md ("The demo") shows.
 
 mod check;
 

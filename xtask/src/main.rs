@@ -3,7 +3,7 @@
 //! `cargo demo`: builds the `xcsh` binary and the batch-rename pack into this
 //! run's target directory, lays out sample files in a temporary directory,
 //! runs `xcsh run --pretty demo/rename.jsonl` there, and checks that the
-//! session ended as the README shows (see [`demo::check`]).
+//! session ended as docs/usage.md shows (see [`demo::check`]).
 #![forbid(unsafe_code)]
 
 mod demo;

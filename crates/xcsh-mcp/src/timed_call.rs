@@ -7,7 +7,7 @@
 //! left to end on its own (see [`xcsh_core::watched_call`]). Under
 //! `Session::execute` the limit cost a second thread hand-off per call, to
 //! a worker of the session's runner; a tokio timer per call woke the
-//! runtime's timer driver on every call (BENCHMARKS.md §10a).
+//! runtime's timer driver on every call (BENCHMARKS-history.md §10a).
 
 use std::sync::{Arc, LazyLock};
 

@@ -1,6 +1,6 @@
 //! The demo's verdict: a session that printed errors or warnings (but the
 //! one line saying where the journal of its untrusted, fresh directory
-//! went), or left other files than the README shows, is a failing demo.
+//! went), or left other files than docs/usage.md shows, is a failing demo.
 
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -65,7 +65,7 @@ pub fn count_calls(script: &str) -> usize {
 ///
 /// # Errors
 ///
-/// One line saying the first way the session differs from the README.
+/// One line saying the first way the session differs from docs/usage.md.
 pub fn check(outcome: &Outcome<'_>) -> anyhow::Result<()> {
     if !outcome.status.success() {
         bail!("demo failed: xcsh run exited with {}", outcome.status);

@@ -4,7 +4,7 @@ use super::*;
 
 const SCRIPT: &str = include_str!("../../../../demo/rename.jsonl");
 
-/// What the README shows `cargo demo` printing.
+/// What docs/usage.md shows `cargo demo` printing.
 const GOOD_STDOUT: &str = "\
 Loaded tool pack batch-rename 0.1.0 from /x/libbatch_rename.so: batch_rename_preview
 ✓ batch_rename_preview  Batch rename preview (2 files):
@@ -48,7 +48,7 @@ fn the_demo_script_makes_four_calls() {
 }
 
 #[test]
-fn the_readme_session_passes() {
+fn the_documented_session_passes() {
     assert_eq!(verdict(exit(0), GOOD_STDOUT, "", &expected()), "ok");
 }
 
@@ -111,7 +111,7 @@ fn a_call_missing_from_the_output_fails_the_demo() {
 }
 
 #[test]
-fn files_other_than_the_readme_shows_fail_the_demo() {
+fn files_other_than_the_documented_ones_fail_the_demo() {
     let files = vec!["final-intro.md".to_owned(), "final-usage.md".to_owned()];
     assert_eq!(
         verdict(exit(0), GOOD_STDOUT, "", &files),
