@@ -122,6 +122,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
     registries.extend(collected.project_registry);
     agent.offer_installed(registries.clone(), &policy);
+    for warning in agent.check_pack_tables(&collected.settings) {
+        tracing::warn!("{warning}");
+    }
     approve::install_policies(&agent, &collected.settings, cli.packs());
     let user_data = UserDirs::from_os().data;
     xcsh_agent::journal::install(&agent, &collected.settings, &cwd, user_data.as_deref());

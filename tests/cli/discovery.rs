@@ -227,8 +227,12 @@ fn load_failures_are_logged_as_warnings_in_run() {
     assert_eq!(
         output.stderr,
         format!(
-            "warning: Failed to load tool pack {}: factory panicked: factory exploded on purpose\n",
-            bad.display()
+            "warning: Failed to load tool pack {}: factory panicked: factory exploded on purpose (at {})\n",
+            bad.display(),
+            xcsh_test_support::panic_site(
+                "plugins/fixtures/panic-factory/src/lib.rs",
+                "panic!(\"factory exploded on purpose\")"
+            )
         )
     );
 }

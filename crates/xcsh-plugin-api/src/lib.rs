@@ -78,8 +78,9 @@ pub mod sdk;
 pub use xcsh_safe_fs as fs;
 
 pub use sdk::{
-    ContentBlock, Factory, FnTool, Host, LogLevel, NoParams, PendingAction, PendingActionError,
-    Tool, ToolContext, ToolError, ToolHints, ToolOutput, ToolPack,
+    ContentBlock, DIFF_CONTEXT_LINES, Factory, FnTool, Host, LogLevel, NoParams, PendingAction,
+    PendingActionError, Tool, ToolContext, ToolError, ToolHints, ToolOutput, ToolPack,
+    unified_diff,
 };
 
 /// Makes a struct or enum a tool's parameters.
@@ -123,4 +124,10 @@ pub use xcsh_plugin_api_macros::params;
 pub use abi_stable;
 pub use schemars;
 pub use serde;
+/// serde_json, the version this crate builds with. Its `Value` sorts an
+/// object's keys; with this crate's `preserve-order` feature
+/// (`xcsh-plugin-api = { version = "1.4", features = ["preserve-order"] }`)
+/// it keeps them in the order they were read or inserted, as a pack that
+/// edits JSON files wants (serde_json's `preserve_order`, turned on for
+/// the pack's whole build).
 pub use serde_json;

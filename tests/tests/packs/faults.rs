@@ -6,7 +6,15 @@ use std::path::PathBuf;
 
 use serde_json::json;
 use tempfile::TempDir;
-use xcsh_test_support::{TestSession, pack_path};
+use xcsh_test_support::{TestSession, pack_path, panic_site};
+
+/// Where the faulty-tools fixture's `panic!("{what}")` is.
+fn faulty_site(what: &str) -> String {
+    panic_site(
+        "plugins/fixtures/faulty-tools/src/lib.rs",
+        &format!("panic!(\"{what}\")"),
+    )
+}
 
 /// A session with the batch-rename pack loaded first, then `bad`.
 fn with_good_pack(dir: &TempDir, bad: PathBuf) -> TestSession {
@@ -42,8 +50,12 @@ fn a_panicking_factory_is_reported_and_the_rest_load() {
     assert_eq!(
         single_problem(&session),
         format!(
-            "Failed to load tool pack {}: factory panicked: factory exploded on purpose",
-            bad.display()
+            "Failed to load tool pack {}: factory panicked: factory exploded on purpose (at {})",
+            bad.display(),
+            panic_site(
+                "plugins/fixtures/panic-factory/src/lib.rs",
+                "panic!(\"factory exploded on purpose\")"
+            )
         )
     );
     assert_good_pack_works(&session, &dir);
@@ -129,7 +141,10 @@ fn a_panic_in_execute_is_an_error_result_and_the_session_goes_on() {
     assert!(result.is_error);
     assert_eq!(
         result.text(),
-        "Tool panic_execute panicked: execute exploded"
+        format!(
+            "Tool panic_execute panicked: execute exploded (at {})",
+            faulty_site("execute exploded")
+        )
     );
     assert_good_pack_works(&session, &dir);
 }
@@ -145,7 +160,10 @@ fn a_panic_in_apply_leaves_the_action_pending() {
         assert!(result.is_error);
         assert_eq!(
             result.text(),
-            "Apply failed: pack fixture-faulty-tools panicked: apply exploded"
+            format!(
+                "Apply failed: pack fixture-faulty-tools panicked: apply exploded (at {})",
+                faulty_site("apply exploded")
+            )
         );
         assert_eq!(session.pending_labels(), ["Faulty: apply panics"]);
     }
@@ -166,7 +184,10 @@ fn a_panic_in_reject_still_discards() {
     assert!(result.is_error);
     assert_eq!(
         result.text(),
-        "Discard cleanup failed: pack fixture-faulty-tools panicked: reject exploded"
+        format!(
+            "Discard cleanup failed: pack fixture-faulty-tools panicked: reject exploded (at {})",
+            faulty_site("reject exploded")
+        )
     );
     assert!(!session.session.store().has_pending());
     assert_good_pack_works(&session, &dir);
