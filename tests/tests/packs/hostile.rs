@@ -441,7 +441,7 @@ fn broken_library_files_are_reported_one_line_each() {
     assert_eq!(
         problems[3],
         format!(
-            "Failed to load tool pack {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader)",
+            "Failed to load tool pack {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader); add xcsh_plugin_api::export_tool_pack!(your_factory); to the crate's src/lib.rs and rebuild it",
             other_program.display()
         )
     );
