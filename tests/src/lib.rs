@@ -12,6 +12,7 @@ pub mod loopback;
 mod model_server;
 mod python;
 mod session;
+mod taught;
 
 pub use build::{
     PACKS, build_example_with, compat_pack_path, example_pack_path, pack_path, profile_dir,
@@ -20,6 +21,9 @@ pub use compat_source::{COMPAT_SOURCE_PACK, compat_source_pack_path};
 pub use model_server::{LLAMA_CPP_PYTHON, ModelServer, free_port};
 pub use python::{MCP_SDK, mcp_python};
 pub use session::TestSession;
+pub use taught::{
+    TAUGHT_RELEASES, build_taught, changelog_migrations, migrate, taught_pack_name, taught_source,
+};
 
 /// Where a pack's panic message says it panicked: `file:line:column` of
 /// the first `needle` (e.g. `panic!("boom")`) in the workspace file `file`
