@@ -295,6 +295,11 @@ fn start_session(flags: &PackArgs, verbose: u8) -> anyhow::Result<Started> {
         user_data: UserDirs::from_os().data,
     };
     plan.equip(&mut agent);
+    // Once, for the first session: a misspelled table is the user's, not
+    // each MCP session's.
+    for warning in agent.check_pack_tables(&plan.settings) {
+        tracing::warn!("{warning}");
+    }
     Ok(Started { agent, plan })
 }
 

@@ -274,10 +274,17 @@ pub struct PackNewArgs {
     /// Where to write it (default: ./NAME); must not exist or be empty.
     pub dir: Option<PathBuf>,
 
-    /// The xcsh-plugin-api directory of a clone of the xcsh repository
-    /// (default: the clone this xcsh was built from). The pack depends on
-    /// it, and on its sibling xcsh-pack-test, by path.
-    #[arg(long, value_name = "DIR")]
+    /// Where the pack's SDK (xcsh-plugin-api and xcsh-pack-test) comes
+    /// from: a clone of the xcsh repository (written as a path relative to
+    /// the new crate) or a version requirement such as 1.4. Default: the
+    /// clone this xcsh was built from, if it is still there, else the
+    /// version this xcsh was built with.
+    #[arg(long, value_name = "PATH|VERSION")]
+    pub sdk: Option<String>,
+
+    /// The xcsh-plugin-api directory of a clone: `--sdk PATH` under its
+    /// earlier name.
+    #[arg(long, value_name = "DIR", hide = true, conflicts_with = "sdk")]
     pub api_path: Option<PathBuf>,
 }
 

@@ -1,15 +1,21 @@
-//! `xcsh pack new NAME [DIR]`: writes a tool-pack crate that builds and
-//! passes its tests as written.
+//! `xcsh pack new NAME [DIR] [--sdk PATH|VERSION]`: writes a tool-pack
+//! crate that builds and passes its tests as written.
 //!
-//! Until `xcsh-plugin-api` is published, the crate depends on it (and on
-//! `xcsh-pack-test`) by path. By default the paths are those of the clone
-//! of the xcsh repository this binary was built from (known at build time);
-//! `--api-path` names the `xcsh-plugin-api` directory of another clone.
-//! The clone's `Cargo.lock` is copied too, so the pack builds with the
-//! dependency versions the agent was tested with.
+//! The crate depends on `xcsh-plugin-api` (and on `xcsh-pack-test` for its
+//! tests) either by path, written relative to the new crate so it keeps
+//! working wherever the two directories are cloned side by side, or by a
+//! version requirement, for the crates on a registry. Never by the
+//! absolute path of a checkout.
+//!
+//! - `--sdk PATH`: a clone of the xcsh repository (or its
+//!   `crates/xcsh-plugin-api`); its `Cargo.lock` is copied too, so the pack
+//!   builds with the dependency versions the agent was tested with.
+//! - `--sdk VERSION` (`1.4`, `=1.4.0`, `^1`): that requirement.
+//! - neither: the clone this binary was built from, when it still has the
+//!   crates; otherwise the version this binary was built with.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use xcsh_loader::discover::pack_file_name;
@@ -18,6 +24,11 @@ use crate::cli::PackNewArgs;
 
 /// The clone of the xcsh repository this binary was built from.
 pub const BUILT_FROM: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The manifests of the two crates a pack depends on, as this binary was
+/// built: their versions are the default requirement.
+const API_MANIFEST: &str = include_str!("../crates/xcsh-plugin-api/Cargo.toml");
+const HARNESS_MANIFEST: &str = include_str!("../crates/xcsh-pack-test/Cargo.toml");
 
 /// The files of a new pack: path in the crate, template.
 const FILES: &[(&str, &str)] = &[
@@ -29,34 +40,49 @@ const FILES: &[(&str, &str)] = &[
     ("tests/append.rs", include_str!("template/tests.rs.in")),
 ];
 
+/// Where a new pack's SDK comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sdk {
+    /// A clone of the xcsh repository: its `xcsh-plugin-api` directory
+    /// (canonical; `xcsh-pack-test` is its sibling).
+    Path(PathBuf),
+    /// A version requirement of `xcsh-plugin-api`, e.g. `1.4`.
+    Version(String),
+}
+
 /// What a new pack is made of.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewPack {
     /// The crate's (and pack's) name.
     pub name: String,
-    /// Its `xcsh-plugin-api` directory.
-    pub api: PathBuf,
-    /// Its `xcsh-pack-test` directory.
-    pub harness: PathBuf,
+    /// Where its SDK comes from.
+    pub sdk: Sdk,
 }
 
 /// Runs `xcsh pack new`, printing what it wrote.
 ///
 /// # Errors
 ///
-/// An invalid name, a directory that is not empty, no API crate where it
-/// should be, or a file that cannot be written.
+/// An invalid name, a directory that is not empty, no API crate where
+/// `--sdk` says, or a file that cannot be written.
 pub fn run(args: &PackNewArgs) -> anyhow::Result<()> {
     check_name(&args.name)?;
     let dir = args
         .dir
         .clone()
         .unwrap_or_else(|| PathBuf::from(&args.name));
-    let api = match &args.api_path {
-        Some(path) => path.clone(),
-        None => Path::new(BUILT_FROM).join("crates/xcsh-plugin-api"),
+    let sdk = match args
+        .sdk
+        .as_deref()
+        .or(args.api_path.as_deref().and_then(Path::to_str))
+    {
+        Some(given) => Sdk::parse(given)?,
+        None => Sdk::default_for_this_build(),
     };
-    let pack = NewPack::find(&args.name, &api, args.api_path.is_none())?;
+    let pack = NewPack {
+        name: args.name.clone(),
+        sdk,
+    };
     pack.write(&dir)?;
     println!(
         "Created tool pack {} in {}: test it with `cargo test`, build it with `cargo build --release`, then `xcsh tools --plugin {}`",
@@ -67,6 +93,77 @@ pub fn run(args: &PackNewArgs) -> anyhow::Result<()> {
             .display()
     );
     Ok(())
+}
+
+/// The `version = "…"` of a crate manifest's `[package]`.
+fn manifest_version(manifest: &str) -> &str {
+    manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("the manifest names its version")
+}
+
+/// `major.minor` of `version`: the requirement that accepts it and every
+/// later compatible release.
+fn series(version: &str) -> &str {
+    version
+        .rsplit_once('.')
+        .map_or(version, |(series, _)| series)
+}
+
+impl Sdk {
+    /// `--sdk`'s value: a version requirement when it starts like one (a
+    /// digit or one of `^ ~ = < > *`), else a path.
+    ///
+    /// # Errors
+    ///
+    /// A path with no `xcsh-plugin-api` crate where it should be.
+    pub fn parse(given: &str) -> anyhow::Result<Self> {
+        let looks_like_version = given
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || "^~=<>*".contains(c))
+            && !Path::new(given).exists();
+        if looks_like_version {
+            return Ok(Self::Version(given.to_owned()));
+        }
+        Self::find(Path::new(given)).with_context(|| {
+            format!(
+                "cannot find the xcsh-plugin-api crate in {given}: --sdk takes a clone of the \
+                 xcsh repository (or its crates/xcsh-plugin-api) or a version such as {}",
+                series(manifest_version(API_MANIFEST))
+            )
+        })
+    }
+
+    /// The clone this binary was built from when it still has the crates,
+    /// else the version this binary was built with.
+    pub fn default_for_this_build() -> Self {
+        Self::find(Path::new(BUILT_FROM))
+            .unwrap_or_else(|_| Self::Version(series(manifest_version(API_MANIFEST)).to_owned()))
+    }
+
+    /// The SDK of the clone at `dir` (the repository, or its
+    /// `crates/xcsh-plugin-api`).
+    fn find(dir: &Path) -> anyhow::Result<Self> {
+        let candidates = [dir.join("crates/xcsh-plugin-api"), dir.to_path_buf()];
+        let api = candidates
+            .iter()
+            .filter_map(|api| fs::canonicalize(api).ok())
+            .find(|api| {
+                api.join("Cargo.toml").is_file()
+                    && api
+                        .file_name()
+                        .is_some_and(|name| name == "xcsh-plugin-api")
+            })
+            .context("no xcsh-plugin-api crate")?;
+        let harness = api.with_file_name("xcsh-pack-test");
+        if !harness.join("Cargo.toml").is_file() {
+            bail!("no xcsh-pack-test beside {}", api.display());
+        }
+        Ok(Self::Path(api))
+    }
 }
 
 /// Refuses names that are not a crate name Cargo and Rust both accept.
@@ -85,42 +182,6 @@ fn check_name(name: &str) -> anyhow::Result<()> {
 }
 
 impl NewPack {
-    /// The pack `name` over the API crate at `api` (the harness is its
-    /// sibling `xcsh-pack-test`). `built_in` says the path is the build-time
-    /// default, for the error message.
-    ///
-    /// # Errors
-    ///
-    /// Either crate is missing.
-    pub fn find(name: &str, api: &Path, built_in: bool) -> anyhow::Result<Self> {
-        let api = fs::canonicalize(api)
-            .ok()
-            .filter(|api| api.join("Cargo.toml").is_file());
-        let Some(api) = api else {
-            let hint = if built_in {
-                format!(
-                    "this xcsh was built from {BUILT_FROM}, which no longer has it; pass --api-path"
-                )
-            } else {
-                "--api-path must name the xcsh-plugin-api directory of a clone of the xcsh repository".to_owned()
-            };
-            bail!("cannot find the xcsh-plugin-api crate ({hint})");
-        };
-        let harness = api.with_file_name("xcsh-pack-test");
-        if !harness.join("Cargo.toml").is_file() {
-            bail!(
-                "cannot find the xcsh-pack-test crate next to {} (expected {})",
-                api.display(),
-                harness.display()
-            );
-        }
-        Ok(Self {
-            name: name.to_owned(),
-            api,
-            harness,
-        })
-    }
-
     /// The crate name as a Rust identifier.
     pub fn ident(&self) -> String {
         self.name.replace('-', "_")
@@ -131,21 +192,60 @@ impl NewPack {
         format!("{}_append_preview", self.ident())
     }
 
-    /// `template` with this pack's names and paths filled in.
-    pub fn fill(&self, template: &str) -> String {
-        let repo = self.repo();
+    /// `template` with this pack's names and dependencies filled in, for a
+    /// crate written to the canonical directory `dir`.
+    pub fn fill(&self, template: &str, dir: &Path) -> String {
+        let (api, harness, note, source) = match &self.sdk {
+            Sdk::Path(api) => {
+                let api_rel = relative(dir, api);
+                let harness_rel = relative(dir, &api.with_file_name("xcsh-pack-test"));
+                let repo_rel = relative(dir, api.parent().and_then(Path::parent).unwrap_or(api));
+                (
+                    format!("{{ path = \"{}\" }}", toml_string(&api_rel)),
+                    format!("{{ path = \"{}\" }}", toml_string(&harness_rel)),
+                    "By path, relative to this crate: a clone of the xcsh repository at the \
+                     revision of the agent that loads the pack."
+                        .to_owned(),
+                    format!(
+                        "by path, from the clone of the xcsh repository at `{}` (relative to this \
+                         crate, so the two directories can be cloned anywhere side by side).\n\
+                         Build the pack at the same revision of that clone as the agent that will\n\
+                         load it. `xcsh pack new --sdk PATH|VERSION` chooses another clone or a\n\
+                         published version.",
+                        repo_rel.display()
+                    ),
+                )
+            }
+            Sdk::Version(requirement) => {
+                let harness_version = series(manifest_version(HARNESS_MANIFEST));
+                (
+                    format!("\"{requirement}\""),
+                    format!("\"{harness_version}\""),
+                    "From the registry: the agent that loads the pack must load its ABI \
+                     (see the guide's \"ABI versions\")."
+                        .to_owned(),
+                    format!(
+                        "from the registry, `xcsh-plugin-api = \"{requirement}\"` (and\n\
+                         `xcsh-pack-test = \"{harness_version}\"`). The agent that loads the pack must\n\
+                         load the ABI that version declares. `xcsh pack new --sdk PATH` depends on\n\
+                         a clone of the xcsh repository instead."
+                    ),
+                )
+            }
+        };
         template
             .replace("{{name}}", &self.name)
             .replace("{{ident}}", &self.ident())
             .replace("{{tool}}", &self.tool())
-            .replace("{{api}}", &toml_string(&self.api))
-            .replace("{{harness}}", &toml_string(&self.harness))
-            .replace("{{repo}}", &repo.display().to_string())
+            .replace("{{api}}", &api)
+            .replace("{{harness}}", &harness)
+            .replace("{{sdk_note}}", &note)
+            .replace("{{sdk_source}}", &source)
             .replace("{{library}}", &pack_file_name(&self.name))
     }
 
-    /// Writes the crate into `dir`, which must not exist or be empty, and
-    /// copies the repository's `Cargo.lock` when there is one.
+    /// Writes the crate into `dir`, which must not exist or be empty, and,
+    /// for an SDK by path, copies the clone's `Cargo.lock`.
     ///
     /// # Errors
     ///
@@ -154,28 +254,46 @@ impl NewPack {
         if fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
             bail!("{} is not empty: choose a new directory", dir.display());
         }
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let canonical =
+            fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
         for (relative, template) in FILES {
             let path = dir.join(relative);
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent)
                     .with_context(|| format!("cannot create {}", parent.display()))?;
             }
-            fs::write(&path, self.fill(template))
+            fs::write(&path, self.fill(template, &canonical))
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        let lock = self.repo().join("Cargo.lock");
-        if lock.is_file() {
+        if let Sdk::Path(api) = &self.sdk
+            && let Some(lock) = api
+                .ancestors()
+                .map(|dir| dir.join("Cargo.lock"))
+                .find(|lock| lock.is_file())
+        {
             fs::copy(&lock, dir.join("Cargo.lock"))
                 .with_context(|| format!("cannot copy {}", lock.display()))?;
         }
         Ok(())
     }
+}
 
-    /// The clone the API crate belongs to: the directory above `crates/`.
-    fn repo(&self) -> &Path {
-        let crates = self.api.parent().unwrap_or(&self.api);
-        crates.parent().unwrap_or(crates)
+/// `to` relative to the directory `from` (both canonical), e.g.
+/// `../xcsh/crates/xcsh-plugin-api`.
+fn relative(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<Component<'_>> = from.components().collect();
+    let to: Vec<Component<'_>> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut path: PathBuf = from[common..]
+        .iter()
+        .map(|_| Component::ParentDir)
+        .collect();
+    path.extend(&to[common..]);
+    if path.as_os_str().is_empty() {
+        path.push(".");
     }
+    path
 }
 
 /// `path` as the inside of a TOML basic string.
@@ -190,13 +308,15 @@ fn toml_string(path: &Path) -> String {
 mod tests {
     use super::*;
 
-    fn pack() -> NewPack {
-        NewPack::find(
-            "demo-pack",
-            &Path::new(BUILT_FROM).join("crates/xcsh-plugin-api"),
-            true,
-        )
-        .unwrap()
+    fn pack(sdk: Sdk) -> NewPack {
+        NewPack {
+            name: "demo-pack".to_owned(),
+            sdk,
+        }
+    }
+
+    fn this_clone() -> Sdk {
+        Sdk::parse(BUILT_FROM).unwrap()
     }
 
     #[test]
@@ -215,24 +335,84 @@ mod tests {
 
     #[test]
     fn templates_are_filled_completely() {
-        let pack = pack();
-        assert_eq!(pack.tool(), "demo_pack_append_preview");
-        for (relative, template) in FILES {
-            let filled = pack.fill(template);
-            assert!(!filled.contains("{{"), "{relative}: {filled}");
+        let dir = Path::new("/somewhere/packs/demo-pack");
+        for sdk in [this_clone(), Sdk::Version("1.4".to_owned())] {
+            let pack = pack(sdk);
+            assert_eq!(pack.tool(), "demo_pack_append_preview");
+            for (relative, template) in FILES {
+                let filled = pack.fill(template, dir);
+                assert!(!filled.contains("{{"), "{relative}: {filled}");
+            }
+            let manifest = pack.fill(FILES[0].1, dir);
+            assert!(manifest.contains("name = \"demo-pack\""), "{manifest}");
         }
-        let manifest = pack.fill(FILES[0].1);
-        assert!(manifest.contains("name = \"demo-pack\""), "{manifest}");
+    }
+
+    #[test]
+    fn a_clone_is_named_relative_to_the_new_crate_never_absolutely() {
+        let clone = Path::new("/work/src/xcsh/crates/xcsh-plugin-api");
+        let manifest =
+            pack(Sdk::Path(clone.to_owned())).fill(FILES[0].1, Path::new("/work/packs/demo-pack"));
+        assert!(
+            manifest.contains(
+                "xcsh-plugin-api = { path = \"../../src/xcsh/crates/xcsh-plugin-api\" }\n"
+            ),
+            "{manifest}"
+        );
+        assert!(
+            manifest
+                .contains("xcsh-pack-test = { path = \"../../src/xcsh/crates/xcsh-pack-test\" }\n"),
+            "{manifest}"
+        );
+        assert!(!manifest.contains("/work/"), "{manifest}");
+        let readme =
+            pack(Sdk::Path(clone.to_owned())).fill(FILES[1].1, Path::new("/work/packs/demo-pack"));
+        assert!(readme.contains("`../../src/xcsh`"), "{readme}");
+        assert!(!readme.contains("/work/"), "{readme}");
+    }
+
+    #[test]
+    fn a_version_is_written_as_the_requirement() {
+        let manifest = pack(Sdk::parse("1.4").unwrap()).fill(FILES[0].1, Path::new("/p"));
+        assert!(
+            manifest.contains("xcsh-plugin-api = \"1.4\"\n"),
+            "{manifest}"
+        );
+        let harness = series(manifest_version(HARNESS_MANIFEST));
+        assert!(
+            manifest.contains(&format!("xcsh-pack-test = \"{harness}\"\n")),
+            "{manifest}"
+        );
+        assert_eq!(
+            Sdk::parse("=1.4.0").unwrap(),
+            Sdk::Version("=1.4.0".to_owned())
+        );
+    }
+
+    #[test]
+    fn relative_paths_climb_to_the_common_directory() {
+        assert_eq!(
+            relative(Path::new("/a/b/c"), Path::new("/a/x/y")),
+            Path::new("../../x/y")
+        );
+        assert_eq!(relative(Path::new("/a"), Path::new("/a/b")), Path::new("b"));
+        assert_eq!(
+            relative(Path::new("/a/b"), Path::new("/a/b")),
+            Path::new(".")
+        );
     }
 
     #[test]
     fn a_missing_api_crate_is_named() {
-        let error = NewPack::find("p", Path::new("/nonexistent/xcsh-plugin-api"), false)
-            .unwrap_err()
-            .to_string();
+        let error = Sdk::parse("/nonexistent/xcsh").unwrap_err();
         assert_eq!(
-            error,
-            "cannot find the xcsh-plugin-api crate (--api-path must name the xcsh-plugin-api directory of a clone of the xcsh repository)"
+            format!("{error:#}"),
+            format!(
+                "cannot find the xcsh-plugin-api crate in /nonexistent/xcsh: --sdk takes a clone \
+                 of the xcsh repository (or its crates/xcsh-plugin-api) or a version such as {}: \
+                 no xcsh-plugin-api crate",
+                series(manifest_version(API_MANIFEST))
+            )
         );
     }
 
@@ -240,7 +420,10 @@ mod tests {
     fn a_directory_with_files_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("keep.txt"), "mine").unwrap();
-        let error = pack().write(dir.path()).unwrap_err().to_string();
+        let error = pack(this_clone())
+            .write(dir.path())
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             format!(

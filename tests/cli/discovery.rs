@@ -180,6 +180,36 @@ fn missing_paths_are_warnings_and_the_session_still_runs() {
     assert_eq!(output.stdout.lines().count(), 1);
 }
 
+/// A crate built without `crate-type = ["cdylib", ...]` leaves only its
+/// rlib in target/: `--plugin` naming the library it would have made says
+/// so and what to add, not just that the path is missing.
+#[test]
+fn a_missing_library_beside_its_rlib_says_the_crate_is_not_a_cdylib() {
+    let env = Env::new();
+    let built = crate::support::batch_rename();
+    let debug = env.work().join("target/debug");
+    std::fs::create_dir_all(&debug).unwrap();
+    std::fs::copy(
+        built.with_file_name("libbatch_rename.rlib"),
+        debug.join("libmy_pack.rlib"),
+    )
+    .unwrap();
+    let library = debug.join(xcsh_loader::discover::pack_file_name("my-pack"));
+    let output = env.run(&["tools", "--plugin", arg(&library)], "");
+    assert_eq!(output.code, Some(0), "{output:?}");
+    assert!(
+        output.stdout.ends_with(&format!(
+            "  Plugin path not found: {} (from --plugin); {} is there: the crate is built as an \
+             rlib only; add crate-type = [\"cdylib\", \"rlib\"] under [lib] in its Cargo.toml \
+             and rebuild\n",
+            library.display(),
+            debug.join("libmy_pack.rlib").display()
+        )),
+        "{}",
+        output.stdout
+    );
+}
+
 #[test]
 fn an_invalid_config_file_stops_with_one_line() {
     let env = Env::new();
@@ -227,8 +257,12 @@ fn load_failures_are_logged_as_warnings_in_run() {
     assert_eq!(
         output.stderr,
         format!(
-            "warning: Failed to load tool pack {}: factory panicked: factory exploded on purpose\n",
-            bad.display()
+            "warning: Failed to load tool pack {}: factory panicked: factory exploded on purpose (at {})\n",
+            bad.display(),
+            xcsh_test_support::panic_site(
+                "plugins/fixtures/panic-factory/src/lib.rs",
+                "panic!(\"factory exploded on purpose\")"
+            )
         )
     );
 }

@@ -160,3 +160,47 @@ fn confined_paths_are_refused_outside_unless_the_user_allows_it() {
     // Resolving writes nothing.
     assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
+
+/// A table named by the crate name (`_`) instead of the package name
+/// (`-`) configures nothing: `xcsh tools` and `xcsh run` say so in one
+/// line naming the table, the file and the pack meant, and the pack runs
+/// with its defaults.
+#[test]
+fn a_table_naming_no_loaded_pack_is_a_warning_naming_the_closest_pack() {
+    let env = Env::new();
+    let config = write(
+        &env.user_config_dir().join("config.toml"),
+        "[packs.fixture_configured]\ngreeting = \"hi\"\n",
+    );
+    let warning = format!(
+        "Ignoring [packs.fixture_configured] in {}: no pack named fixture_configured is loaded \
+         (a pack's table is named by its package name, as xcsh tools lists it); did you mean \
+         [packs.fixture-configured]?",
+        config.display()
+    );
+    let (texts, stderr) = run(&env, &[], &call("configured_greeting", json!({})));
+    assert_eq!(texts, ["hello"]);
+    assert_eq!(stderr, format!("warning: {warning}\n"));
+
+    let pack = configured();
+    let listed = env.run(&["tools", "--plugin", arg(&pack)], "");
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    assert!(
+        listed
+            .stdout
+            .contains("1 pack loaded, 0 failed, 0 conflicts, 1 warning\n"),
+        "{}",
+        listed.stdout
+    );
+    assert!(
+        listed.stdout.ends_with(&format!("  {warning}\n")),
+        "{}",
+        listed.stdout
+    );
+    assert_eq!(listed.stderr, "");
+
+    // Named by its package name, the table is the pack's and nothing is said.
+    user_config(&env, "greeting = \"hi\"\n");
+    let (texts, stderr) = run(&env, &[], &call("configured_greeting", json!({})));
+    assert_eq!((texts, stderr), (vec!["hi".to_owned()], String::new()));
+}

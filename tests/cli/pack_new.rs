@@ -58,6 +58,28 @@ fn a_new_pack_passes_its_tests_and_builds_a_library_xcsh_loads() {
         assert!(crate_dir.path().join(file).is_file(), "{file}");
     }
 
+    // The SDK by path, relative to the new crate: never this checkout's
+    // absolute path, in the manifest or the README.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .unwrap();
+    for file in ["Cargo.toml", "README.md"] {
+        let text = std::fs::read_to_string(crate_dir.path().join(file)).unwrap();
+        let absolute = repo.to_str().unwrap();
+        for before in ['"', '`', ' ', '\n'] {
+            assert!(
+                !text.contains(&format!("{before}{absolute}")),
+                "{file} names the checkout by its absolute path: {text}"
+            );
+        }
+    }
+    let manifest = std::fs::read_to_string(crate_dir.path().join("Cargo.toml")).unwrap();
+    let api = relative_to(crate_dir.path(), &repo.join("crates/xcsh-plugin-api"));
+    assert!(
+        manifest.contains(&format!("xcsh-plugin-api = {{ path = \"{api}\" }}\n")),
+        "{manifest}"
+    );
+
     cargo(crate_dir.path(), &["test"]);
     cargo(crate_dir.path(), &["build"]);
 
@@ -81,5 +103,87 @@ fn a_directory_with_files_in_it_is_refused() {
     assert_eq!(
         output.stderr,
         "error: taken is not empty: choose a new directory\n"
+    );
+}
+
+/// `to` as the relative path `xcsh pack new` writes from `from`.
+fn relative_to(from: &Path, to: &Path) -> String {
+    let from = from.canonicalize().unwrap();
+    let common = from
+        .components()
+        .zip(to.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let up = from.components().count() - common;
+    let mut parts: Vec<String> = vec!["..".to_owned(); up];
+    parts.extend(
+        to.components()
+            .skip(common)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+/// A pack whose SDK is a clone elsewhere gets paths relative to itself;
+/// one whose SDK is a version gets the requirement, for the crates on a
+/// registry. (Neither is built here: the first test builds one.)
+#[test]
+fn sdk_chooses_a_clone_by_relative_path_or_a_version_requirement() {
+    let env = Env::new();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .unwrap();
+    let dir = TempDir::new().unwrap();
+    let by_path = dir.path().join("by-path");
+    let output = env.run(
+        &[
+            "pack",
+            "new",
+            "demo-pack",
+            arg(&by_path),
+            "--sdk",
+            arg(&repo),
+        ],
+        "",
+    );
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let manifest = std::fs::read_to_string(by_path.join("Cargo.toml")).unwrap();
+    let harness = relative_to(&by_path, &repo.join("crates/xcsh-pack-test"));
+    assert!(
+        manifest.contains(&format!("xcsh-pack-test = {{ path = \"{harness}\" }}\n")),
+        "{manifest}"
+    );
+    assert!(by_path.join("Cargo.lock").is_file());
+
+    let by_version = dir.path().join("by-version");
+    let output = env.run(
+        &["pack", "new", "demo-pack", arg(&by_version), "--sdk", "1.4"],
+        "",
+    );
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let manifest = std::fs::read_to_string(by_version.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("xcsh-plugin-api = \"1.4\"\n"),
+        "{manifest}"
+    );
+    assert!(!by_version.join("Cargo.lock").exists());
+
+    let output = env.run(
+        &[
+            "pack",
+            "new",
+            "demo-pack",
+            arg(&dir.path().join("x")),
+            "--sdk",
+            "no/such/clone",
+        ],
+        "",
+    );
+    assert_eq!(output.code, Some(1));
+    assert!(
+        output.stderr.starts_with(
+            "error: cannot find the xcsh-plugin-api crate in no/such/clone: --sdk takes a clone of the xcsh repository (or its crates/xcsh-plugin-api) or a version such as "
+        ),
+        "{output:?}"
     );
 }

@@ -105,11 +105,15 @@ fn a_failing_pack_is_reported_while_the_rest_load() {
             "
 Load report: 1 pack loaded, 1 failed, 0 conflicts, 1 warning
   Loaded tool pack batch-rename 0.1.0{} from {path}: batch_rename_preview
-  Failed to load tool pack {}: factory panicked: factory exploded on purpose
+  Failed to load tool pack {}: factory panicked: factory exploded on purpose (at {})
   Plugin path not found: {} (from --plugin)
 ",
             crate::support::built(&good),
             bad.display(),
+            xcsh_test_support::panic_site(
+                "plugins/fixtures/panic-factory/src/lib.rs",
+                "panic!(\"factory exploded on purpose\")"
+            ),
             missing.display()
         )),
         "{}",

@@ -122,9 +122,20 @@ fn a_batch_rename_in_process_and_isolated_is_undone_byte_for_byte_and_journaled(
         assert_eq!(
             undo(&env, &["--yes"]).stdout,
             format!(
-                "Nothing to undo: no apply in {} has a snapshot.\n",
+                "Nothing to undo: every apply in {} was undone (xcsh undo --list shows them).\n",
                 env.work().canonicalize().unwrap().display()
             )
+        );
+        // The list still shows the apply, marked undone, by whom and when.
+        let listed = undo(&env, &["--list"]).stdout;
+        let (apply, undone) = listed
+            .trim_end()
+            .split_once("  \"Batch Rename: 2 files\"  (2 files)  undone ")
+            .unwrap_or_else(|| panic!("{listed:?}"));
+        assert!(apply.starts_with("   1  "), "{listed:?}");
+        assert!(
+            undone.ends_with(" by person") && !undone.contains('\n'),
+            "{listed:?}"
         );
     }
 }

@@ -78,9 +78,15 @@ fn build_all() -> &'static Path {
 /// `--target` build) belongs to, so a nested build reuses the outer build's
 /// artifacts and flags.
 pub(crate) fn cargo_build(profile: &Path, workspace: &Path) -> Command {
+    cargo_command(profile, workspace, "build")
+}
+
+/// `cargo {subcommand} --quiet` (`build`, `check`) with the target
+/// directory, profile and target triple of `profile`, as [`cargo_build`].
+pub(crate) fn cargo_command(profile: &Path, workspace: &Path, subcommand: &str) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
-    command.current_dir(workspace).args(["build", "--quiet"]);
+    command.current_dir(workspace).args([subcommand, "--quiet"]);
     let mut target_dir = profile.parent().expect("profile dir has a parent");
     // A `--target` build nests profiles under a triple directory, itself
     // inside the target directory (which cargo marks with CACHEDIR.TAG).

@@ -149,6 +149,51 @@ impl Agent {
         }
     }
 
+    /// Adds a warning for each `[packs.NAME]` table of the user's config
+    /// (`settings`) that names no pack this session loaded or offers,
+    /// naming the closest pack name, and returns the warnings added. A
+    /// table that may belong to a library that failed to load (its file is
+    /// the one a pack of that name builds) is left alone: that failure is
+    /// reported already.
+    pub fn check_pack_tables(&mut self, settings: &xcsh_sources::Settings) -> &[SourceWarning] {
+        let before = self.warnings.len();
+        let Some(file) = &settings.packs_file else {
+            return &[];
+        };
+        let names: Vec<&str> = self
+            .report
+            .loaded
+            .iter()
+            .map(|pack| pack.name.as_str())
+            .chain(
+                self.installed
+                    .iter()
+                    .map(|pack| pack.record().name.as_str()),
+            )
+            .collect();
+        let failed = |table: &str| {
+            let library = xcsh_loader::discover::pack_file_name(table);
+            self.report.failures.iter().any(|failure| {
+                failure
+                    .path
+                    .file_name()
+                    .is_some_and(|name| name == library.as_str())
+            })
+        };
+        let unknown: Vec<_> =
+            xcsh_sources::pack_tables::unknown_tables(&settings.packs, names.iter().copied())
+                .into_iter()
+                .filter(|unknown| !failed(&unknown.table))
+                .map(|unknown| SourceWarning {
+                    path: file.clone(),
+                    origin: xcsh_sources::Origin::Config(file.clone()),
+                    problem: xcsh_sources::Problem::UnknownPack(unknown),
+                })
+                .collect();
+        self.warnings.extend(unknown);
+        &self.warnings[before..]
+    }
+
     /// How the pack loaded from `path` runs isolated; `None` if in-process.
     pub fn isolation(&self, path: &Path) -> Option<&IsolatedInfo> {
         self.isolated.iter().find(|info| info.path == path)

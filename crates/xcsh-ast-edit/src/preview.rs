@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use serde_json::{Value, json};
-use similar::TextDiff;
+use xcsh_tool_types::unified_diff;
 
 use crate::AstEditParams;
 use crate::label::{count, preview_label};
@@ -12,9 +12,6 @@ use crate::plan::Plan;
 
 /// The text of a preview that changes nothing.
 pub const NO_REPLACEMENTS: &str = "No replacements made";
-
-/// How many lines of context a diff hunk shows.
-const DIFF_CONTEXT: usize = 3;
 
 /// The preview's text: the label (or [`NO_REPLACEMENTS`]), then matches,
 /// notes and the diff.
@@ -56,15 +53,11 @@ pub(crate) fn preview_text(plan: &Plan) -> String {
     }
     for change in &plan.changes {
         text.push_str("\n\n");
-        let diff = TextDiff::from_lines(&change.original, &change.write.new_content);
-        let _ = write!(
-            text,
-            "{}",
-            diff.unified_diff().context_radius(DIFF_CONTEXT).header(
-                &format!("a/{}", change.write.snapshot.display()),
-                &format!("b/{}", change.write.snapshot.display())
-            )
-        );
+        text.push_str(&unified_diff(
+            change.write.snapshot.display(),
+            &change.original,
+            &change.write.new_content,
+        ));
     }
     let trimmed = text.trim_end().len();
     text.truncate(trimmed);

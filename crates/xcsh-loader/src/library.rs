@@ -104,6 +104,7 @@ impl PackLibrary {
             return Ok(Opening::Opened(library));
         }
         tracing::debug!(path = %file.path().display(), "opening tool pack");
+        refuse_static_library(&file)?;
         crate::preflight::check(file.file())?;
         Ok(Opening::Checked(file))
     }
@@ -160,15 +161,26 @@ impl Mapped {
         let major = VersionNumber::new(header.version_strings())
             .map_err(|e| LoadError::InvalidHeader(crate::error::one_line(e)))?
             .major;
+        // The package and version the pack's root module type comes from
+        // (`xcsh-plugin-api` and the version the pack was built with), so
+        // a layout mismatch can say which side is older.
+        let sdk = header.layout().and_then(crate::error::declaring_package);
+        let refused = |error| {
+            LoadError::from_library_with(
+                error,
+                sdk.as_ref()
+                    .map(|(package, version)| (*package, version.as_str())),
+            )
+        };
         let (module, name, version) = if major == 1 {
             let module = header
                 .init_root_module::<ToolPackModuleRef>()
-                .map_err(LoadError::from_library)?;
+                .map_err(refused)?;
             (Module::V1(module), module.name(), module.version())
         } else {
             let module = header
                 .init_root_module::<ToolPackModuleV2Ref>()
-                .map_err(LoadError::from_library)?;
+                .map_err(refused)?;
             (Module::V2(module), module.name(), module.version())
         };
         let opened = PackLibrary {
@@ -239,6 +251,35 @@ impl PackLibrary {
         };
         crate::factory::create_tools(&self.name, &self.path, &origin, entry, binding)
     }
+}
+
+/// The start of an `ar` archive: what `cargo build` makes of a crate
+/// without `crate-type = ["cdylib", …]` (an `rlib`), or a C `.a`.
+const AR_MAGIC: &[u8; 8] = b"!<arch>\n";
+
+/// Refuses a static library (an `rlib` or `.a` archive), naming the
+/// library a `cdylib` build would make beside it.
+fn refuse_static_library(file: &PackFile) -> Result<(), LoadError> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let mut magic = [0u8; 8];
+    let mut reader = file.file();
+    let read = reader.seek(SeekFrom::Start(0)).is_ok() && reader.read_exact(&mut magic).is_ok();
+    if !read || &magic != AR_MAGIC {
+        return Ok(());
+    }
+    let path = file.path();
+    let stem = path
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let crate_name = stem.strip_prefix("lib").unwrap_or(&stem);
+    Err(LoadError::StaticLibrary {
+        file: path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        library: crate::discover::pack_file_name(crate_name),
+    })
 }
 
 fn lock_opened() -> std::sync::MutexGuard<'static, HashMap<PathBuf, &'static PackLibrary>> {

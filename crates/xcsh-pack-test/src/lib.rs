@@ -10,13 +10,13 @@
 //! discard, the reminders, the tool choice). Tests assert on what the model
 //! and the user would see.
 //!
-//! Add it as a dev-dependency of the pack (by path until the crates are
-//! published), with `crate-type = ["cdylib", "rlib"]` in the pack so its
-//! tests can link it:
+//! Add it as a dev-dependency of the pack (by version, or by a path to a
+//! clone of the xcsh repository, as `xcsh pack new --sdk` writes it), with
+//! `crate-type = ["cdylib", "rlib"]` in the pack so its tests can link it:
 //!
 //! ```toml
 //! [dev-dependencies]
-//! xcsh-pack-test = { path = "../xcsh/crates/xcsh-pack-test" }
+//! xcsh-pack-test = "0.1"
 //! ```
 //!
 //! A pack with one preview tool, and its test (in a real pack, the test
@@ -38,7 +38,9 @@
 //!             "Delete",
 //!             "Previews deleting a file; resolve applies it.",
 //!             |p: Params, ctx: &ToolContext<'_>| {
-//!                 let path = ctx.resolve_path(&p.file);
+//!                 // A path the model gave: refused outside the working
+//!                 // directory, with the agent's own message.
+//!                 let path = ctx.confined_path(&p.file)?;
 //!                 if !path.is_file() {
 //!                     return Err(ToolError::new(format!("{}: no such file", p.file)));
 //!                 }
@@ -77,6 +79,12 @@
 //! let applied = pack.apply("the notes are obsolete");
 //! assert_eq!(applied.text(), "Deleted 1 file.");
 //! assert!(!pack.dir().join("notes.txt").exists());
+//! assert!(pack.pending_labels().is_empty());
+//!
+//! // A path out of the working directory is refused, nothing pushed.
+//! let outside = pack.call("delete_preview", json!({"file": "../notes.txt"}));
+//! assert!(outside.is_error);
+//! assert!(outside.text().starts_with("path ../notes.txt is outside the working directory"));
 //! assert!(pack.pending_labels().is_empty());
 //!
 //! // Invalid arguments never reach the pack; the error names the field.

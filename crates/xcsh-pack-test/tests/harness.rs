@@ -181,7 +181,14 @@ fn a_panic_is_an_error_result_and_the_session_goes_on() {
     let pack = pack();
     let result = pack.call("boom", json!({}));
     assert!(result.is_error);
-    assert_eq!(result.text(), "Tool boom panicked: kaboom");
+    // The message names where the pack panicked: file, line and column.
+    assert_eq!(
+        result.text(),
+        format!(
+            "Tool boom panicked: kaboom (at {})",
+            site(file!(), "panic!(\"kaboom\")")
+        )
+    );
     assert_eq!(
         pack.call("push", json!({"label": "After"})).text(),
         "pushed"
@@ -265,4 +272,20 @@ fn hints_reach_the_host() {
     let steps = tools.iter().find(|t| t.name() == "steps").unwrap();
     assert_eq!(steps.hints(), ToolHints::READ_ONLY);
     assert_eq!(steps.hints().idempotent, Some(true));
+}
+
+/// `file:line:column` of the first `needle` in the source file `file`
+/// (as `file!()` names it, relative to the workspace root).
+fn site(file: &str, needle: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap();
+    let source = std::fs::read_to_string(root.join(file)).unwrap();
+    let (line, text) = source
+        .lines()
+        .enumerate()
+        .find(|(_, text)| text.contains(needle))
+        .unwrap();
+    format!("{file}:{}:{}", line + 1, text.find(needle).unwrap() + 1)
 }

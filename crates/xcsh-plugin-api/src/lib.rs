@@ -30,9 +30,9 @@
 //!
 //! `xcsh pack new NAME` writes a pack crate like this one, with a test.
 //!
-//! `Cargo.toml` (this crate is not published on crates.io yet: depend on it
-//! from a clone of the xcsh repository, by path or by git, at the revision
-//! of the agent that will load the pack):
+//! `Cargo.toml` (by version once the crates are on a registry; until then by
+//! a path to a clone of the xcsh repository, at the revision of the agent
+//! that will load the pack, as `xcsh pack new --sdk PATH` writes it):
 //!
 //! ```toml
 //! [lib]
@@ -42,13 +42,15 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! xcsh-plugin-api = { path = "../xcsh/crates/xcsh-plugin-api" }
-//! # or, from the repository:
-//! # xcsh-plugin-api = { git = "<URL of the xcsh repository>", rev = "<commit>" }
+//! xcsh-plugin-api = "1.4"
+//! # or: xcsh-plugin-api = { path = "../xcsh/crates/xcsh-plugin-api" }
 //!
 //! [dev-dependencies]
-//! xcsh-pack-test = { path = "../xcsh/crates/xcsh-pack-test" }
+//! xcsh-pack-test = "0.1"
 //! ```
+//!
+//! Which releases' code compiles against which is stated once, in the
+//! [`guide`] ("Compatibility") and CHANGELOG.md.
 //!
 //! `src/lib.rs` (this is `examples/add_prefix_pack.rs`, which the tests
 //! build as a library and load):
@@ -78,8 +80,9 @@ pub mod sdk;
 pub use xcsh_safe_fs as fs;
 
 pub use sdk::{
-    ContentBlock, Factory, FnTool, Host, LogLevel, NoParams, PendingAction, PendingActionError,
-    Tool, ToolContext, ToolError, ToolHints, ToolOutput, ToolPack,
+    ContentBlock, DIFF_CONTEXT_LINES, Factory, FnTool, Host, LogLevel, NoParams, PendingAction,
+    PendingActionError, Tool, ToolContext, ToolError, ToolHints, ToolOutput, ToolPack,
+    unified_diff,
 };
 
 /// Makes a struct or enum a tool's parameters.
@@ -123,4 +126,10 @@ pub use xcsh_plugin_api_macros::params;
 pub use abi_stable;
 pub use schemars;
 pub use serde;
+/// serde_json, the version this crate builds with. Its `Value` sorts an
+/// object's keys; with this crate's `preserve-order` feature
+/// (`xcsh-plugin-api = { version = "1.4", features = ["preserve-order"] }`)
+/// it keeps them in the order they were read or inserted, as a pack that
+/// edits JSON files wants (serde_json's `preserve_order`, turned on for
+/// the pack's whole build).
 pub use serde_json;

@@ -32,7 +32,10 @@ pub enum WriteError {
     },
     /// Two paths of the set are one file (hard links): writing both would
     /// lose one edit.
-    #[error("{first} and {second} are the same file (hard links); no file was changed")]
+    #[error(
+        "{first} and {second} are the same file (hard links): list it under one name only; \
+         no file was changed"
+    )]
     SameFile {
         /// The first path, as messages name it.
         first: String,
@@ -75,5 +78,29 @@ impl WriteError {
     /// cannot succeed; a fresh preview is needed).
     pub fn is_stale(&self) -> bool {
         matches!(self, Self::Stale { .. })
+    }
+}
+
+/// An apply's `?`: the one-line message is the tool's error, so the
+/// action stays pending and the model reads why.
+impl From<WriteError> for xcsh_tool_types::ToolError {
+    fn from(error: WriteError) -> Self {
+        Self::new(error.to_string())
+    }
+}
+
+/// A preview's `?` on [`Snapshot::take`](crate::Snapshot::take): its
+/// one-line message is the tool's error.
+impl From<OpenError> for xcsh_tool_types::ToolError {
+    fn from(error: OpenError) -> Self {
+        Self::new(error.to_string())
+    }
+}
+
+/// [`confine`](crate::confine)'s refusal as the tool's error, with the
+/// host's own message.
+impl From<crate::ConfineError> for xcsh_tool_types::ToolError {
+    fn from(error: crate::ConfineError) -> Self {
+        Self::new(error.to_string())
     }
 }

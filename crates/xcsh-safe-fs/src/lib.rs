@@ -13,7 +13,10 @@
 //!   snapshot and written in place, all or none: a stale file is reported
 //!   with [`WriteError::Stale`] and nothing is written; a write that fails
 //!   half-way puts the files already written back as they were. Hard
-//!   links, owner, group and mode are kept.
+//!   links, owner, group and mode are kept. [`WriteSet::try_add`] refuses
+//!   two names of one file already at preview time.
+//!
+//! Every error converts into the tool's `ToolError` with `?`.
 //! - [`open_regular`] / [`read_limited`]: reading only regular files,
 //!   never blocking on a named pipe or a device, with a size limit counted
 //!   in bytes read.

@@ -12,6 +12,10 @@ pub struct Snapshot {
     path: PathBuf,
     display: String,
     hash: ContentHash,
+    /// The file's device and inode when [`take`](Snapshot::take) read it
+    /// (Unix), so a [`WriteSet`](crate::WriteSet) sees two names of one
+    /// file (hard links) at preview time.
+    identity: Option<(u64, u64)>,
 }
 
 impl Snapshot {
@@ -33,7 +37,11 @@ impl Snapshot {
         let path = fs::canonicalize(path)?;
         let mut file = open_regular(&path, false)?;
         let bytes = read_limited(&mut file, limit)?;
-        Ok((Self::of(path, display, &bytes), bytes))
+        let snapshot = Self {
+            identity: identity(&file),
+            ..Self::of(path, display, &bytes)
+        };
+        Ok((snapshot, bytes))
     }
 
     /// The snapshot of `bytes`, read from `path` (already resolved: no
@@ -43,6 +51,7 @@ impl Snapshot {
             path: path.into(),
             display: display.into(),
             hash: ContentHash::of(bytes),
+            identity: None,
         }
     }
 
@@ -60,4 +69,24 @@ impl Snapshot {
     pub fn hash(&self) -> ContentHash {
         self.hash
     }
+
+    /// Whether `self` and `other` name one file: the same resolved path,
+    /// or (for snapshots [`take`](Self::take) made, on Unix) the same
+    /// device and inode, as two hard links of a file do.
+    pub fn same_file(&self, other: &Snapshot) -> bool {
+        self.path == other.path
+            || matches!((self.identity, other.identity), (Some(a), Some(b)) if a == b)
+    }
+}
+
+/// The device and inode of an open file (`None` where there are none).
+#[cfg(unix)]
+fn identity(file: &fs::File) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().ok().map(|meta| (meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_file: &fs::File) -> Option<(u64, u64)> {
+    None
 }

@@ -106,12 +106,55 @@ impl WriteSet {
         self
     }
 
-    /// Adds the new `contents` of the file `snapshot` read.
+    /// Adds the new `contents` of the file `snapshot` read. Two names of
+    /// one file are refused only when the set is applied; use
+    /// [`try_add`](Self::try_add) at preview time to refuse them there.
     pub fn add(&mut self, snapshot: Snapshot, contents: impl Into<Vec<u8>>) {
         self.edits.push(Edit {
             snapshot,
             contents: contents.into(),
         });
+    }
+
+    /// As [`add`](Self::add), refusing a file the set holds already under
+    /// this or another name (a hard link of it; see
+    /// [`Snapshot::same_file`]): writing both would lose one edit, so a
+    /// preview says so at once instead of at apply time.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use xcsh_safe_fs::{Snapshot, WriteSet};
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("a.txt"), "old")?;
+    /// std::fs::hard_link(dir.path().join("a.txt"), dir.path().join("b.txt"))?;
+    /// let mut set = WriteSet::new("text-replace");
+    /// let (a, _) = Snapshot::take(&dir.path().join("a.txt"), "a.txt", 1 << 20)?;
+    /// set.try_add(a, "new")?;
+    /// let (b, _) = Snapshot::take(&dir.path().join("b.txt"), "b.txt", 1 << 20)?;
+    /// assert_eq!(
+    ///     set.try_add(b, "newer").unwrap_err().to_string(),
+    ///     "a.txt and b.txt are the same file (hard links): list it under one name only; no file was changed"
+    /// );
+    /// assert_eq!(set.len(), 1);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::SameFile`] naming both names; the set is unchanged.
+    pub fn try_add(
+        &mut self,
+        snapshot: Snapshot,
+        contents: impl Into<Vec<u8>>,
+    ) -> Result<(), WriteError> {
+        if let Some(first) = self.snapshots().find(|held| held.same_file(&snapshot)) {
+            return Err(WriteError::SameFile {
+                first: first.display().to_owned(),
+                second: snapshot.display().to_owned(),
+            });
+        }
+        self.add(snapshot, contents);
+        Ok(())
     }
 
     /// The snapshots, in the order they were added.

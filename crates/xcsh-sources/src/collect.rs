@@ -99,6 +99,8 @@ pub struct Settings {
     /// Each pack's configuration table: the user's, narrowed by a trusted
     /// project's.
     pub packs: crate::pack_tables::PackTables,
+    /// The user's config file, when it has `[packs.NAME]` tables.
+    pub packs_file: Option<PathBuf>,
     /// The user's config's `[undo]` table.
     pub undo: Option<crate::undo_config::UndoConfig>,
     /// A trusted project's settings, which only tighten the user's.
@@ -255,6 +257,7 @@ pub fn collect(
         settings.journal = config.journal;
         settings.model = config.model;
         settings.packs = config.packs;
+        settings.packs_file = (!settings.packs.is_empty()).then(|| path.clone());
         settings.undo = config.undo.map(|undo| *undo);
         let origin = Origin::Config(path);
         for plugin in config.plugins {

@@ -55,7 +55,10 @@ pub fn discover(sources: &[Source]) -> Discovery {
 
 fn files_of(source: &Source) -> Result<Vec<PathBuf>, Problem> {
     let metadata = std::fs::metadata(&source.path).map_err(|error| match error.kind() {
-        io::ErrorKind::NotFound => Problem::NotFound,
+        io::ErrorKind::NotFound => match rlib_beside(&source.path) {
+            Some(rlib) if source.expect != Expect::Dir => Problem::OnlyAnRlib(rlib),
+            _ => Problem::NotFound,
+        },
         _ => Problem::Unreadable(error),
     })?;
     match (metadata.is_dir(), source.expect) {
@@ -68,6 +71,18 @@ fn files_of(source: &Source) -> Result<Vec<PathBuf>, Problem> {
         }
         (false, _) => Ok(vec![source.path.clone()]),
     }
+}
+
+/// The `rlib` a crate built without `crate-type = ["cdylib", …]` leaves
+/// where its library `path` (`lib{name}.so`, `.dylib`, `{name}.dll`)
+/// would be: `lib{name}.rlib` beside it, if there is one.
+fn rlib_beside(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name
+        .strip_suffix(std::env::consts::DLL_SUFFIX)?
+        .strip_prefix(std::env::consts::DLL_PREFIX)?;
+    let rlib = path.with_file_name(format!("lib{stem}.rlib"));
+    rlib.is_file().then_some(rlib)
 }
 
 /// `path` canonicalised, or as it is when it cannot be.

@@ -26,6 +26,48 @@ pub struct Widening {
     pub why: String,
 }
 
+/// A `[packs.NAME]` table that names no pack of the session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownTable {
+    /// The table's name (`NAME`).
+    pub table: String,
+    /// The pack name closest to it, when one is close (the same name with
+    /// `_` for `-`, or a small misspelling).
+    pub closest: Option<String>,
+}
+
+/// The tables of `tables` that name none of `packs` (the names of the
+/// packs the session loaded or offers: their package names), each with
+/// the closest pack name.
+pub fn unknown_tables<'a>(
+    tables: &PackTables,
+    packs: impl IntoIterator<Item = &'a str> + Clone,
+) -> Vec<UnknownTable> {
+    tables
+        .keys()
+        .filter(|table| !packs.clone().into_iter().any(|pack| pack == table.as_str()))
+        .map(|table| UnknownTable {
+            table: table.clone(),
+            closest: closest(table, packs.clone()),
+        })
+        .collect()
+}
+
+/// The pack name closest to `table`: one that differs only in `-` and `_`
+/// (a crate name for a package name) or in case, else the nearest within
+/// a third of the name's length in edits.
+fn closest<'a>(table: &str, packs: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let normal = |name: &str| name.to_lowercase().replace('_', "-");
+    let wanted = normal(table);
+    let limit = (wanted.chars().count() / 3).max(1);
+    packs
+        .into_iter()
+        .map(|pack| (strsim::levenshtein(&normal(pack), &wanted), pack))
+        .filter(|(distance, _)| *distance <= limit)
+        .min()
+        .map(|(_, pack)| pack.to_owned())
+}
+
 /// The user's tables with what the project's narrow applied, and every
 /// key of the project's that was ignored.
 pub fn narrow(user: &PackTables, project: &PackTables) -> (PackTables, Vec<Widening>) {

@@ -14,6 +14,9 @@ use crate::source::Origin;
 pub enum Problem {
     /// Nothing at that path.
     NotFound,
+    /// Nothing at that path, but the crate's `rlib` (this path) is beside
+    /// it: the crate is not built as a `cdylib`.
+    OnlyAnRlib(PathBuf),
     /// A file where a directory was expected.
     NotADirectory,
     /// A directory where a library file was expected.
@@ -46,6 +49,9 @@ pub enum Problem {
     /// A key of a trusted project's `[packs.NAME]` table (the warning's
     /// path) that would widen the user's configuration of the pack.
     Widens(crate::pack_tables::Widening),
+    /// A `[packs.NAME]` table of a config file (the warning's path) that
+    /// names no pack the session loaded or offers.
+    UnknownPack(crate::pack_tables::UnknownTable),
 }
 
 /// A source that names a path giving no packs: reported, never fatal.
@@ -64,6 +70,13 @@ impl fmt::Display for SourceWarning {
         let (path, origin) = (self.path.display(), &self.origin);
         match &self.problem {
             Problem::NotFound => write!(f, "Plugin path not found: {path} (from {origin})"),
+            Problem::OnlyAnRlib(rlib) => write!(
+                f,
+                "Plugin path not found: {path} (from {origin}); {} is there: the crate is built \
+                 as an rlib only; add crate-type = [\"cdylib\", \"rlib\"] under [lib] in its \
+                 Cargo.toml and rebuild",
+                rlib.display()
+            ),
             Problem::NotADirectory => write!(
                 f,
                 "Plugin directory is a file: {path} (from {origin}); use --plugin for one pack"
@@ -92,6 +105,18 @@ impl fmt::Display for SourceWarning {
                 "Ignoring [packs.{}] {} in {path}: {} (a project can only narrow a pack's configuration)",
                 widening.pack, widening.key, widening.why
             ),
+            Problem::UnknownPack(unknown) => {
+                let table = &unknown.table;
+                write!(
+                    f,
+                    "Ignoring [packs.{table}] in {path}: no pack named {table} is loaded (a pack's \
+                     table is named by its package name, as xcsh tools lists it)"
+                )?;
+                match &unknown.closest {
+                    Some(pack) => write!(f, "; did you mean [packs.{pack}]?"),
+                    None => Ok(()),
+                }
+            }
             Problem::NewSinceTrusted(project) => write!(
                 f,
                 "Skipped {path}: new in {} since it was trusted (to trust it again: xcsh trust {})",

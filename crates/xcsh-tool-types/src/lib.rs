@@ -5,9 +5,10 @@
 //! effects ([`ToolHints`]), the deferred work behind a preview
 //! ([`PendingAction`], with its label rule), the checks every tool's name
 //! and schema pass ([`check_tool_name`], [`check_object_schema`],
-//! [`offered_schema`]) and their messages, a [`LogLevel`], and two small
-//! helpers for code that catches panics ([`panic_message`]) or shares locks
-//! ([`sync`]).
+//! [`offered_schema`]) and their messages, a [`LogLevel`], the unified diff
+//! a preview shows of a file ([`unified_diff`], the one `ast_edit` shows),
+//! and two small helpers for code that catches panics ([`panic_message`])
+//! or shares locks ([`sync`]).
 //!
 //! Plain Rust: no FFI, no I/O. The session runtime (`xcsh-core`) and the
 //! author SDK (`xcsh-plugin-api`) both re-export these types, so an author
@@ -31,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 mod content;
+mod diff;
 mod error;
 mod hints;
 mod log_level;
@@ -42,6 +44,7 @@ mod schema;
 pub mod sync;
 
 pub use content::ContentBlock;
+pub use diff::{DIFF_CONTEXT_LINES, unified_diff};
 pub use error::{PendingActionError, ToolError};
 pub use hints::ToolHints;
 pub use log_level::LogLevel;

@@ -33,6 +33,9 @@ pub enum UndoError {
     /// No apply of this directory has a snapshot.
     #[error("Nothing to undo: no apply in {} has a snapshot.", .0.display())]
     NothingToUndo(PathBuf),
+    /// Every apply of this directory with a snapshot was undone.
+    #[error("Nothing to undo: every apply in {} was undone (xcsh undo --list shows them).", .0.display())]
+    AllUndone(PathBuf),
     /// No apply with this id.
     #[error("No apply {0} to undo here (xcsh undo --list shows them).")]
     UnknownId(u64),

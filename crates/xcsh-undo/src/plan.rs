@@ -16,10 +16,17 @@ impl Store {
     pub fn plan(&self, id: Option<u64>) -> Result<Plan, UndoError> {
         let undoable = self.undoable()?;
         let apply = match id {
-            None => undoable
-                .first()
-                .cloned()
-                .ok_or_else(|| UndoError::NothingToUndo(self.cwd().to_owned()))?,
+            None => match undoable.first() {
+                Some(apply) => apply.clone(),
+                None if self
+                    .lines()?
+                    .iter()
+                    .any(|line| matches!(line, LogLine::Apply(_))) =>
+                {
+                    return Err(UndoError::AllUndone(self.cwd().to_owned()));
+                }
+                None => return Err(UndoError::NothingToUndo(self.cwd().to_owned())),
+            },
             Some(id) => match undoable.iter().find(|apply| apply.id == id) {
                 Some(apply) => apply.clone(),
                 None => {

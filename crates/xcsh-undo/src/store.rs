@@ -8,7 +8,7 @@ use git2::{Delta, DiffOptions, Index, Oid, Repository, RepositoryInitOptions};
 use sha2::{Digest as _, Sha256};
 use xcsh_core::ApplyInfo;
 
-use crate::log::{self, ApplyRecord, LogLine};
+use crate::log::{self, ApplyRecord, LogLine, UndoRecord};
 use crate::{Limits, UndoError};
 
 /// What the shadow repository never records, besides `.gitignore`d files:
@@ -301,6 +301,38 @@ impl Store {
             .collect();
         applies.reverse();
         Ok(applies)
+    }
+
+    /// Every apply of the log, newest first, each with its undo when it was
+    /// undone (`xcsh undo --list` shows both kinds).
+    ///
+    /// # Errors
+    ///
+    /// The log cannot be read.
+    pub fn history(&self) -> Result<Vec<(ApplyRecord, Option<UndoRecord>)>, UndoError> {
+        let lines = self.lines()?;
+        let mut undos: Vec<UndoRecord> = lines
+            .iter()
+            .filter_map(|line| match line {
+                LogLine::Undo(undo) => Some(undo.clone()),
+                LogLine::Apply(_) => None,
+            })
+            .collect();
+        let mut history: Vec<(ApplyRecord, Option<UndoRecord>)> = lines
+            .into_iter()
+            .filter_map(|line| match line {
+                LogLine::Apply(apply) => {
+                    let undo = undos
+                        .iter()
+                        .position(|undo| undo.undid == apply.id)
+                        .map(|at| undos.swap_remove(at));
+                    Some((apply, undo))
+                }
+                LogLine::Undo(_) => None,
+            })
+            .collect();
+        history.reverse();
+        Ok(history)
     }
 
     /// Records an apply whose snapshots are `before` and `after`; `None`

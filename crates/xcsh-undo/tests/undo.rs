@@ -134,7 +134,14 @@ fn an_apply_that_writes_deletes_renames_and_chmods_is_undone_byte_for_byte() {
     let mut expected = before;
     expected.remove("ignored.log");
     assert_eq!(after, expected);
-    assert!(matches!(store.plan(None), Err(UndoError::NothingToUndo(_))));
+    assert!(matches!(store.plan(None), Err(UndoError::AllUndone(_))));
+    // The history still has the apply, with its undo.
+    let history = store.history().unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(
+        history[0].1.as_ref().map(|undo| undo.undid),
+        Some(history[0].0.id)
+    );
     assert!(matches!(
         store.plan(Some(undo.undid)),
         Err(UndoError::AlreadyUndone(1))

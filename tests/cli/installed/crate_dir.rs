@@ -148,7 +148,7 @@ fn a_crate_in_a_workspace_gives_its_own_library_from_the_workspace_target() {
         &output,
         &ws.join("second"),
         &format!(
-            "error: cannot add {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader)",
+            "error: cannot add {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader); add xcsh_plugin_api::export_tool_pack!(your_factory); to the crate's src/lib.rs and rebuild it",
             library.display()
         ),
     );

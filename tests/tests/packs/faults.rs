@@ -6,7 +6,15 @@ use std::path::PathBuf;
 
 use serde_json::json;
 use tempfile::TempDir;
-use xcsh_test_support::{TestSession, pack_path};
+use xcsh_test_support::{TestSession, pack_path, panic_site};
+
+/// Where the faulty-tools fixture's `panic!("{what}")` is.
+fn faulty_site(what: &str) -> String {
+    panic_site(
+        "plugins/fixtures/faulty-tools/src/lib.rs",
+        &format!("panic!(\"{what}\")"),
+    )
+}
 
 /// A session with the batch-rename pack loaded first, then `bad`.
 fn with_good_pack(dir: &TempDir, bad: PathBuf) -> TestSession {
@@ -42,8 +50,12 @@ fn a_panicking_factory_is_reported_and_the_rest_load() {
     assert_eq!(
         single_problem(&session),
         format!(
-            "Failed to load tool pack {}: factory panicked: factory exploded on purpose",
-            bad.display()
+            "Failed to load tool pack {}: factory panicked: factory exploded on purpose (at {})",
+            bad.display(),
+            panic_site(
+                "plugins/fixtures/panic-factory/src/lib.rs",
+                "panic!(\"factory exploded on purpose\")"
+            )
         )
     );
     assert_good_pack_works(&session, &dir);
@@ -57,8 +69,11 @@ fn an_incompatible_api_version_is_refused_by_its_declared_version() {
     assert_eq!(
         single_problem(&session),
         format!(
-            "Failed to load tool pack {}: incompatible API version: pack declares ABI 9.0.0, this host loads ABI 2.x, 1.x",
-            bad.display()
+            "Failed to load tool pack {}: incompatible API version: the pack declares ABI 9.0.0, \
+             newer than this xcsh loads (ABI 2.x, 1.x): update xcsh, or rebuild the pack against \
+             xcsh-plugin-api {} (what this xcsh was built with)",
+            bad.display(),
+            sdk_series()
         )
     );
     assert_good_pack_works(&session, &dir);
@@ -69,10 +84,50 @@ fn a_layout_mismatch_is_summarised_to_one_line() {
     let dir = TempDir::new().unwrap();
     let bad = pack_path("fixture-layout-mismatch");
     let session = with_good_pack(&dir, bad.clone());
-    let line = single_problem(&session);
-    let prefix = format!("Failed to load tool pack {}: ABI mismatch: ", bad.display());
-    assert!(line.starts_with(&prefix), "{line}");
-    assert!(line.len() < prefix.len() + 250, "short: {line}");
+    // Its root module is a type of its own crate, not xcsh-plugin-api's:
+    // the line says so and what to do, not abi_stable's layout dump.
+    assert_eq!(
+        single_problem(&session),
+        format!(
+            "Failed to load tool pack {}: ABI mismatch: the pack's root module comes from the \
+             crate fixture-layout-mismatch, not xcsh-plugin-api: export it with \
+             xcsh_plugin_api::export_tool_pack! and rebuild",
+            bad.display()
+        )
+    );
+    assert_good_pack_works(&session, &dir);
+}
+
+/// `major.minor` of the xcsh-plugin-api this workspace builds.
+fn sdk_series() -> String {
+    let manifest = include_str!("../../../crates/xcsh-plugin-api/Cargo.toml");
+    let version = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap();
+    version.rsplit_once('.').unwrap().0.to_owned()
+}
+
+#[test]
+fn an_rlib_is_refused_saying_how_to_build_a_cdylib() {
+    // batch-rename builds as ["cdylib", "rlib"]: its rlib is a real one.
+    let library = pack_path("batch-rename");
+    let rlib = library.with_file_name("libbatch_rename.rlib");
+    let dir = TempDir::new().unwrap();
+    let copy = dir.path().join("libmy_pack.rlib");
+    fs::copy(&rlib, &copy).unwrap();
+    let session = with_good_pack(&dir, copy.clone());
+    assert_eq!(
+        single_problem(&session),
+        format!(
+            "Failed to load tool pack {}: not a shared library: libmy_pack.rlib is a static \
+             library (an rlib); add crate-type = [\"cdylib\", \"rlib\"] under [lib] in the \
+             pack's Cargo.toml, rebuild, and load {}",
+            copy.display(),
+            xcsh_loader::discover::pack_file_name("my_pack")
+        )
+    );
     assert_good_pack_works(&session, &dir);
 }
 
@@ -84,7 +139,7 @@ fn a_library_that_is_not_a_pack_is_named_as_such() {
     assert_eq!(
         single_problem(&session),
         format!(
-            "Failed to load tool pack {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader)",
+            "Failed to load tool pack {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader); add xcsh_plugin_api::export_tool_pack!(your_factory); to the crate's src/lib.rs and rebuild it",
             bad.display()
         )
     );
@@ -129,7 +184,10 @@ fn a_panic_in_execute_is_an_error_result_and_the_session_goes_on() {
     assert!(result.is_error);
     assert_eq!(
         result.text(),
-        "Tool panic_execute panicked: execute exploded"
+        format!(
+            "Tool panic_execute panicked: execute exploded (at {})",
+            faulty_site("execute exploded")
+        )
     );
     assert_good_pack_works(&session, &dir);
 }
@@ -145,7 +203,10 @@ fn a_panic_in_apply_leaves_the_action_pending() {
         assert!(result.is_error);
         assert_eq!(
             result.text(),
-            "Apply failed: pack fixture-faulty-tools panicked: apply exploded"
+            format!(
+                "Apply failed: pack fixture-faulty-tools panicked: apply exploded (at {})",
+                faulty_site("apply exploded")
+            )
         );
         assert_eq!(session.pending_labels(), ["Faulty: apply panics"]);
     }
@@ -166,7 +227,10 @@ fn a_panic_in_reject_still_discards() {
     assert!(result.is_error);
     assert_eq!(
         result.text(),
-        "Discard cleanup failed: pack fixture-faulty-tools panicked: reject exploded"
+        format!(
+            "Discard cleanup failed: pack fixture-faulty-tools panicked: reject exploded (at {})",
+            faulty_site("reject exploded")
+        )
     );
     assert!(!session.session.store().has_pending());
     assert_good_pack_works(&session, &dir);

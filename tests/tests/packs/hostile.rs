@@ -12,7 +12,7 @@ use xcsh_core::{
     CallLimits, PUSH_FROM_RESOLVE, PUSH_OUTSIDE_CALL, Session, ToolCall, ToolContext, ToolOutput,
 };
 use xcsh_loader::{HostBinding, PackLoader};
-use xcsh_test_support::{TestSession, pack_path};
+use xcsh_test_support::{TestSession, pack_path, panic_site};
 
 /// A session with batch-rename, the hostile pack and `extra`, and one
 /// pending action pushed before anything hostile happens.
@@ -53,14 +53,32 @@ fn load_failure(bad: &str) -> (TestSession, TempDir, String) {
 #[test]
 fn a_panicking_label_accessor_is_reported() {
     let (session, _dir, cause) = load_failure("fixture-panic-label");
-    assert_eq!(cause, "tool #1: label() panicked: label exploded");
+    assert_eq!(
+        cause,
+        format!(
+            "tool #1: label() panicked: label exploded (at {})",
+            panic_site(
+                "plugins/fixtures/panic-label/src/lib.rs",
+                "panic!(\"label exploded\")"
+            )
+        )
+    );
     assert_still_resolves(&session);
 }
 
 #[test]
 fn a_panicking_schema_accessor_is_reported() {
     let (session, _dir, cause) = load_failure("fixture-panic-schema");
-    assert_eq!(cause, "tool #1: parameters() panicked: schema exploded");
+    assert_eq!(
+        cause,
+        format!(
+            "tool #1: parameters() panicked: schema exploded (at {})",
+            panic_site(
+                "plugins/fixtures/panic-schema/src/lib.rs",
+                "panic!(\"schema exploded\")"
+            )
+        )
+    );
     assert_still_resolves(&session);
 }
 
@@ -423,7 +441,7 @@ fn broken_library_files_are_reported_one_line_each() {
     assert_eq!(
         problems[3],
         format!(
-            "Failed to load tool pack {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader)",
+            "Failed to load tool pack {}: not an xcsh tool pack: no root module (symbol _1as_0lib_1header_0root_bmodule_bloader); add xcsh_plugin_api::export_tool_pack!(your_factory); to the crate's src/lib.rs and rebuild it",
             other_program.display()
         )
     );

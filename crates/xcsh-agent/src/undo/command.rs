@@ -63,7 +63,7 @@ pub fn run<W: Write>(
     }
     let plan = match store.plan(request.id) {
         Ok(plan) => plan,
-        Err(error @ UndoError::NothingToUndo(_)) => {
+        Err(error @ (UndoError::NothingToUndo(_) | UndoError::AllUndone(_))) => {
             writeln!(out, "{error}")?;
             return Ok(());
         }
@@ -107,15 +107,17 @@ fn journal(
     Ok(())
 }
 
-/// Prints the undoable applies, newest first: id, time, label, files.
+/// Prints every apply with a snapshot, newest first: id, time, label,
+/// files, and for one undone already when and by whom
+/// (`  undone 2026-… by person`).
 fn list(store: &Store, out: &mut impl Write) -> Result<(), CommandError> {
-    let applies = store.undoable()?;
-    if applies.is_empty() {
+    let history = store.history()?;
+    if history.is_empty() {
         writeln!(out, "{}", UndoError::NothingToUndo(store.cwd().to_owned()))?;
     }
-    for apply in applies {
+    for (apply, undo) in history {
         let files = apply.changes.len();
-        writeln!(
+        write!(
             out,
             "{:>4}  {}  \"{}\"  ({files} file{})",
             apply.id,
@@ -123,6 +125,15 @@ fn list(store: &Store, out: &mut impl Write) -> Result<(), CommandError> {
             escape_controls(&apply.label, false),
             if files == 1 { "" } else { "s" }
         )?;
+        match undo {
+            Some(undo) => writeln!(
+                out,
+                "  undone {} by {}",
+                undo.time,
+                escape_controls(&undo.by, false)
+            )?,
+            None => writeln!(out)?,
+        }
     }
     Ok(())
 }

@@ -21,7 +21,8 @@ pub use no_params::NoParams;
 pub use pack::{Factory, ToolPack};
 pub use tool::{FnTool, Tool};
 pub use xcsh_tool_types::{
-    ContentBlock, LogLevel, PendingAction, PendingActionError, ToolError, ToolHints, ToolOutput,
+    ContentBlock, DIFF_CONTEXT_LINES, LogLevel, PendingAction, PendingActionError, ToolError,
+    ToolHints, ToolOutput, unified_diff,
 };
 
 pub(crate) use pack::DynTool;

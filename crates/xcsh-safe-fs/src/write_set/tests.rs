@@ -170,9 +170,53 @@ fn two_paths_of_one_file_are_refused() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "a.txt and b.txt are the same file (hard links); no file was changed"
+        "a.txt and b.txt are the same file (hard links): list it under one name only; no file was changed"
     );
     assert_eq!(tree.read("a.txt"), "old a");
+}
+
+#[cfg(unix)]
+#[test]
+fn two_names_of_one_file_are_refused_at_preview_time() {
+    let tree = Tree::new(&[("a.txt", "old a"), ("c.txt", "old c")]);
+    fs::hard_link(tree.path("a.txt"), tree.path("b.txt")).unwrap();
+    let take = |name: &str| {
+        Snapshot::take(&tree.path(name), name, DEFAULT_LIMIT)
+            .unwrap()
+            .0
+    };
+    let mut set = WriteSet::new("test");
+    set.try_add(take("a.txt"), "new a").unwrap();
+    set.try_add(take("c.txt"), "new c").unwrap();
+    let refused = set.try_add(take("b.txt"), "new b").unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "a.txt and b.txt are the same file (hard links): list it under one name only; no file was changed"
+    );
+    // The same path twice is one file too.
+    let again = set.try_add(take("c.txt"), "newer c").unwrap_err();
+    assert!(matches!(again, WriteError::SameFile { .. }), "{again}");
+    assert_eq!(set.len(), 2);
+    // What the preview kept applies as usual.
+    set.apply(StalePolicy::Refuse).unwrap();
+    assert_eq!(
+        (tree.read("b.txt"), tree.read("c.txt")),
+        ("new a".to_owned(), "new c".to_owned())
+    );
+}
+
+#[test]
+fn write_errors_become_the_tools_error_with_their_message() {
+    let error = WriteError::Stale {
+        files: vec!["a.txt".to_owned()],
+    };
+    let message = error.to_string();
+    let tool_error: xcsh_tool_types::ToolError = error.into();
+    assert_eq!(tool_error.message(), message);
+    assert_eq!(
+        message,
+        "changed since the preview, so nothing was written: a.txt. Discard this action and preview again."
+    );
 }
 
 #[cfg(unix)]

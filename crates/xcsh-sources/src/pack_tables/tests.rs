@@ -49,3 +49,38 @@ fn what_would_widen_is_ignored_and_named() {
         ]
     );
 }
+
+#[test]
+fn a_table_naming_no_pack_is_found_with_the_closest_name() {
+    let user = tables(json!({
+        "json_patch": {}, "batch-renam": {}, "Text-Replace": {},
+        "unrelated": {}, "batch-rename": {}}));
+    let packs = ["json-patch", "batch-rename", "text-replace"];
+    let unknown = unknown_tables(&user, packs);
+    let found: Vec<(&str, Option<&str>)> = unknown
+        .iter()
+        .map(|u| (u.table.as_str(), u.closest.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("Text-Replace", Some("text-replace")),
+            ("batch-renam", Some("batch-rename")),
+            ("json_patch", Some("json-patch")),
+            ("unrelated", None),
+        ]
+    );
+    assert!(
+        unknown_tables(
+            &user,
+            [
+                "json_patch",
+                "batch-renam",
+                "Text-Replace",
+                "unrelated",
+                "batch-rename"
+            ]
+        )
+        .is_empty()
+    );
+}
