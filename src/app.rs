@@ -47,7 +47,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
     };
     crate::logging::init(cli.verbose, quiet_level);
     if let Command::PackHost(_) = cli.command {
-        isolate::serve::serve()?;
+        xcsh_pack_host::serve()?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Command::PackProbe(args) = &cli.command {
@@ -103,9 +103,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         .with_max_result_bytes(cli.packs().max_result_bytes);
     policy.allow_outside_root = cli.packs().allow_outside_root;
     policy.isolation.all |= cli.packs().isolate
-        || isolate::policy::env_asks_for_isolation(
-            std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
-        );
+        || isolate::env_asks_for_isolation(std::env::var_os(isolate::ISOLATE_ENV).as_deref());
     policy.isolation.verbosity = cli.verbose;
     policy.isolation.protected = protected_paths(&collected.sources, &discovery.packs);
     policy.first_seen = Some(crate::first_seen::check(policy.tool_timeout));
