@@ -12,11 +12,12 @@
 //! - the agent's tool values in their wire form ([`convert`]: outputs,
 //!   errors, hints, log levels), as `nu-plugin-protocol` carries
 //!   `nu-protocol`'s values;
-//! - how each end reads the other's frames ([`SpinRead`]), and how a
-//!   failure becomes one line ([`error_line`]).
+//! - how a failure becomes one line ([`error_line`]), on either side.
 //!
-//! No process handling and no loading: starting, sandboxing and serving
-//! live in the two side crates.
+//! Plain data and no I/O beyond the frames: no process handling, no
+//! loading, no pipe machinery (how both ends poll their pipe is
+//! `xcsh-isolate-pipe`), so a program that only speaks the protocol (a
+//! test pack forging messages) carries nothing of the agent's runtime.
 //!
 //! The conversation:
 //!
@@ -55,8 +56,6 @@ mod error_line;
 pub mod frame;
 mod hello;
 mod message;
-#[cfg(unix)]
-mod spin_read;
 
 pub use error_line::error_line;
 pub use frame::FrameError;
@@ -65,5 +64,3 @@ pub use message::{
     Block, Hints, LogLevel, OpenPack, Opened, Outcome, Output, PACK_FD, PushedAction, Reply,
     Request, SandboxRequest, SandboxStatus, ToolSpec,
 };
-#[cfg(unix)]
-pub use spin_read::SpinRead;

@@ -82,7 +82,7 @@ mod start_spec;
 mod stderr_tail;
 mod tool;
 
-pub use ending::{Ending, Failure};
+pub use ending::Ending;
 pub use load::{IsolatedInfo, Loaded, SessionLoader};
 pub use pack::{CRASH_WINDOW, IsolatedPack, MAX_CRASHES};
 pub use policy::{

@@ -16,8 +16,8 @@ use xcsh_loader::{
 use super::deferred::{DeferredPack, DeferredTool, Recorded, Starter};
 use super::pack::IsolatedPack;
 use super::policy::{Capability, IsolationPolicy, PackSettings, RequireSandbox};
-use super::process::StartSpec;
 use super::start_record::{SharedInputs, StartInputs, StartRecord, StartRecords, identity_of};
+use super::start_spec::StartSpec;
 use super::tool::{IsolatedTool, ToolSpecError};
 
 /// An isolated pack as `xcsh tools` shows it.

@@ -14,10 +14,11 @@ use xcsh_isolate_protocol::{
     Opened, Outcome, Request, SandboxStatus, ToolSpec, convert, error_line,
 };
 
-use super::ending::Ending;
-use super::process::{Failure, OnCrash, PackProcess, StartSpec};
+use super::ending::{Ending, Failure};
+use super::process::{OnCrash, PackProcess};
 use super::sandbox_status;
 use super::start_error::StartError;
+use super::start_spec::StartSpec;
 
 /// A pack is disabled after this many crashes within [`CRASH_WINDOW`].
 pub const MAX_CRASHES: usize = 3;

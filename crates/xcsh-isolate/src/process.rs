@@ -23,18 +23,19 @@ use std::time::{Duration, Instant};
 
 use xcsh_core::sync::lock;
 use xcsh_core::{PendingAction, PendingActionStore, ToolContext};
+use xcsh_isolate_pipe::SpinRead;
 use xcsh_isolate_protocol::{
     FrameError, Hello, LogLevel, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request,
-    SUBCOMMAND, SandboxStatus, SpinRead, convert, error_line, frame,
+    SUBCOMMAND, SandboxStatus, convert, error_line, frame,
 };
 
 use super::ending::Ending;
-pub use super::ending::Failure;
+use super::ending::Failure;
 use super::placeholders::Placeholders;
 use super::remote_action::{self, ActionHost};
 use super::running::Running;
 use super::start_error::StartError;
-pub use super::start_spec::StartSpec;
+use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
 use super::{bwrap, handover, identity, reply_wait};
 
@@ -298,7 +299,7 @@ impl PackProcess {
     /// # Errors
     ///
     /// See [`Failure`].
-    pub fn request(
+    pub(crate) fn request(
         &self,
         make: impl FnOnce(u64) -> Request,
         context: Option<&ToolContext>,
@@ -518,14 +519,14 @@ impl PackProcess {
     }
 
     /// Tells the process to drop action `action` (no reply).
-    pub fn forget(&self, action: u64) {
+    pub(crate) fn forget(&self, action: u64) {
         if !self.has_ended() {
             self.send(&Request::Forget { action });
         }
     }
 
     /// Kills the process, recording why (the first reason wins).
-    pub fn stop(&self, reason: String) {
+    pub(crate) fn stop(&self, reason: String) {
         tracing::warn!(pack = %self.pack, "stopping the pack's process: {reason}");
         lock(&self.stop_reason).get_or_insert(reason);
         let _ = lock(&self.child).kill();

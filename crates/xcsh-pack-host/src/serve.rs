@@ -11,7 +11,8 @@ use std::io::{BufReader, BufWriter, Write as _};
 use std::sync::{Arc, Mutex};
 
 use xcsh_core::sync::lock;
-use xcsh_isolate_protocol::{Hello, Reply, Request, SpinRead, error_line, frame};
+use xcsh_isolate_pipe::SpinRead;
+use xcsh_isolate_protocol::{Hello, Reply, Request, error_line, frame};
 
 use crate::open::open_pack;
 use crate::relief::Relief;
