@@ -184,7 +184,7 @@ fn journal_command(args: &JournalArgs) -> anyhow::Result<ExitCode> {
 /// `xcsh pack-host` (hidden): serve one isolated pack to the agent that
 /// started this process.
 fn pack_host_command() -> anyhow::Result<ExitCode> {
-    isolate::serve::serve()?;
+    xcsh_pack_host::serve()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -317,9 +317,7 @@ fn run_policy(
         RunPolicy::new(flags.tool_timeout, settings).with_max_result_bytes(flags.max_result_bytes);
     policy.allow_outside_root = flags.allow_outside_root;
     policy.isolation.all |= flags.isolate
-        || isolate::policy::env_asks_for_isolation(
-            std::env::var_os(isolate::ISOLATE_ENV).as_deref(),
-        );
+        || isolate::env_asks_for_isolation(std::env::var_os(isolate::ISOLATE_ENV).as_deref());
     policy.isolation.verbosity = verbose;
     policy.isolation.protected = protected_paths(sources, &discovery.packs);
     policy.first_seen = Some(crate::first_seen::check(policy.tool_timeout));

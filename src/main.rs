@@ -21,6 +21,6 @@ fn main() -> ExitCode {
     // The sessions are over and their packs' processes told to end: they
     // end together, each cleaning up after its sandbox (at most 2 s, after
     // which each is killed).
-    xcsh_isolate::running::wait_for_all(std::time::Duration::from_secs(3));
+    xcsh_isolate::wait_for_all(std::time::Duration::from_secs(3));
     code
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use xcsh_core::Policy;
 
 use xcsh_agent::{Agent, ToolSource};
-use xcsh_isolate::sandbox;
+use xcsh_isolate::describe_sandbox;
 use xcsh_sources::Scope;
 use xcsh_text::{count, escape};
 
@@ -147,7 +147,7 @@ fn describe_loaded(agent: &Agent, pack: &xcsh_loader::LoadedPack) -> String {
     if let Some(isolated) = agent.isolation(&pack.path) {
         source.push_str(&format!(
             ", isolated, {}",
-            escape::line(&sandbox::describe(&isolated.sandbox))
+            escape::line(&describe_sandbox(&isolated.sandbox))
         ));
         if let Some(may_do) = &isolated.may_do {
             source.push_str(&format!(", {may_do}"));
@@ -222,7 +222,7 @@ pub fn to_json(agent: &Agent) -> Value {
                             humantime::format_rfc3339_seconds(built).to_string().into();
                     }
                     if let Some(isolated) = agent.isolation(&pack.path) {
-                        source["isolated"] = sandbox::describe(&isolated.sandbox).into();
+                        source["isolated"] = describe_sandbox(&isolated.sandbox).into();
                         if let Some(may_do) = &isolated.may_do {
                             source["may"] = may_do.clone().into();
                         }

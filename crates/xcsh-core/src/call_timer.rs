@@ -14,7 +14,7 @@
 //! call, a new deadline is always later, so calls one after another never
 //! wake it. (A tokio timer per call was measured first: registering one
 //! woke the runtime's timer driver on every call, 4× the call's cost on a
-//! loaded machine; BENCHMARKS.md §10a.)
+//! loaded machine; BENCHMARKS-history.md §10a.)
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};

@@ -13,7 +13,7 @@
 //! also yields the CPU (`sched_yield`): under load the thread waited for is
 //! often queued behind this spinner (with two CPU hogs an isolated `noop`
 //! measured 37–53 µs yielding against 37–65 µs without, within the noise
-//! of a second run: BENCHMARKS.md §10b). The other side always calls [`Thread::unpark`] after making
+//! of a second run: BENCHMARKS-history.md §10b). The other side always calls [`Thread::unpark`] after making
 //! its value ready: that costs an atomic swap when the waiter is still
 //! spinning, and park's token makes a wake-up between poll and park safe.
 

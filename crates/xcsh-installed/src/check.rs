@@ -6,11 +6,10 @@ use std::path::Path;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use xcsh_isolate_protocol::{OpenPack, Opened, SandboxRequest};
+use xcsh_isolate_protocol::{OpenPack, Opened, SandboxRequest, convert, error_line};
 
 use crate::compare::difference;
-use xcsh_isolate::process::{PackProcess, StartSpec};
-use xcsh_isolate::wire;
+use xcsh_isolate::{PackProcess, Protected, StartSpec};
 use xcsh_sources::registry::ToolRecord;
 
 /// [`check_in_child`] twice, in two processes at once. Installed tools
@@ -82,13 +81,14 @@ pub fn check_in_child(
         },
         open_limit,
         frame_limit: xcsh_isolate_protocol::frame::MAX_FRAME_BYTES,
-        protected: xcsh_isolate::protected::Protected::default(),
+        protected: Protected::default(),
         // It writes nothing and reaches nothing: no secret could leave.
         env: None,
         require_namespaces: false,
         without_namespaces: false,
     };
-    let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))?;
+    let (process, opened) = PackProcess::start(&spec, Weak::new(), None, Arc::new(|_, _| {}))
+        .map_err(|error| error_line(&error))?;
     process.shut_down();
     let tools = opened
         .tools
@@ -101,7 +101,7 @@ pub fn check_in_child(
                 label: spec.label.clone(),
                 description: spec.description.clone(),
                 parameters: parameters.into(),
-                hints: wire::hints_from_wire(spec.hints),
+                hints: convert::hints_from_wire(spec.hints),
             })
         })
         .collect::<Result<_, String>>()?;

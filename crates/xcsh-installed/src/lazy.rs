@@ -13,8 +13,8 @@ use serde_json::Value;
 use xcsh_core::{PendingActionStore, Tool, ToolContext, ToolError, ToolHints, ToolOutput};
 use xcsh_loader::{HostBinding, PackLibrary, TrustPolicy};
 
-use xcsh_isolate::tool::IsolatedTool;
-use xcsh_isolate::{IsolationPolicy, SessionLoader};
+use xcsh_isolate::{IsolatedTool, IsolationPolicy, SessionLoader};
+use xcsh_isolate_protocol::error_line;
 use xcsh_sources::registry::{FileState, PackRecord, ToolRecord};
 use xcsh_sources::registry_file::{RegistryFile, Scope};
 
@@ -155,7 +155,9 @@ impl LazyPack {
             specs
                 .into_iter()
                 .map(|spec| {
-                    IsolatedTool::new(spec, Arc::clone(&pack)).map(|t| Arc::new(t) as Arc<dyn Tool>)
+                    IsolatedTool::new(spec, Arc::clone(&pack))
+                        .map(|t| Arc::new(t) as Arc<dyn Tool>)
+                        .map_err(|error| error_line(&error))
                 })
                 .collect::<Result<_, _>>()?
         } else {

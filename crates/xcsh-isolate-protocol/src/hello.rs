@@ -2,6 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The hidden subcommand of the `xcsh` binary that serves one isolated
+/// pack: the agent starts its own image with it, and the binary hands it
+/// to `xcsh-pack-host`.
+pub const SUBCOMMAND: &str = "pack-host";
+
 /// Marks an xcsh isolation stream, so a wrong program on the other end is
 /// told apart from a wrong version.
 pub const MAGIC: [u8; 8] = *b"xcsh-iso";

@@ -1,12 +1,23 @@
 //! The wire contract between the xcsh agent and an isolated tool pack's
-//! process.
+//! process, and what both ends of the pipe share.
 //!
-//! An isolated pack runs in a child process (the same `xcsh` binary, a
-//! hidden subcommand) that opens the pack with the same loader and checks,
-//! and serves its tools over its standard input and output. This crate is
-//! what both ends agree on, and nothing else: no process handling, no
-//! loading. Messages are serde types encoded with `postcard`, each in a
-//! length-delimited [frame](frame).
+//! An isolated pack runs in a child process (the same `xcsh` binary, the
+//! hidden [`SUBCOMMAND`]) that opens the pack with the same loader and
+//! checks, and serves its tools over its standard input and output. The
+//! agent's side is `xcsh-isolate`, the process's side `xcsh-pack-host`;
+//! neither depends on the other, and this crate is what both need:
+//!
+//! - the messages, serde types encoded with `postcard`, each in a
+//!   length-delimited [frame](frame), and the version handshake;
+//! - the agent's tool values in their wire form ([`convert`]: outputs,
+//!   errors, hints, log levels), as `nu-plugin-protocol` carries
+//!   `nu-protocol`'s values;
+//! - how a failure becomes one line ([`error_line`]), on either side.
+//!
+//! Plain data and no I/O beyond the frames: no process handling, no
+//! loading, no pipe machinery (how both ends poll their pipe is
+//! `xcsh-isolate-pipe`), so a program that only speaks the protocol (a
+//! test pack forging messages) carries nothing of the agent's runtime.
 //!
 //! The conversation:
 //!
@@ -34,16 +45,21 @@
 //! assert_eq!(hello.version, PROTOCOL_VERSION);
 //! ```
 //!
-//! Only the xcsh binary depends on this crate; tool-pack authors never see it.
+//! Only the two side crates (and a test pack that forges messages) depend
+//! on this crate; tool-pack authors never see it, and front ends go through
+//! `xcsh-isolate`.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod convert;
+mod error_line;
 pub mod frame;
 mod hello;
 mod message;
 
+pub use error_line::error_line;
 pub use frame::FrameError;
-pub use hello::{Hello, MAGIC, PROTOCOL_VERSION};
+pub use hello::{Hello, MAGIC, PROTOCOL_VERSION, SUBCOMMAND};
 pub use message::{
     Block, Hints, LogLevel, OpenPack, Opened, Outcome, Output, PACK_FD, PushedAction, Reply,
     Request, SandboxRequest, SandboxStatus, ToolSpec,

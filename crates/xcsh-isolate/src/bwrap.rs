@@ -37,12 +37,28 @@ use super::protected::{self, Mount};
 /// `/proc/self/fd/EXE_FD` inside the sandbox.
 pub const EXE_FD: i32 = 4;
 
+/// Why packs run without namespaces here: the reason a sandbox status
+/// gives (`sandboxed (Landlock only: {reason}; …)`).
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unavailable {
+    /// No `bwrap` on `PATH`.
+    #[error("bubblewrap is not installed")]
+    NotInstalled,
+    /// A pack's start found that `bwrap` cannot create namespaces here.
+    #[error("bubblewrap cannot create namespaces here ({line})")]
+    CannotCreate {
+        /// bubblewrap's own error line (`bwrap: …`).
+        line: String,
+    },
+}
+
 /// The `bwrap` to use, or why there is none: not on `PATH`, or found
 /// unable to set up namespaces here ([`mark_unusable`]). No probe runs:
 /// the first pack started under it is the probe (a start that fails in
 /// bubblewrap's own set-up, before xcsh runs inside, marks it unusable and
 /// starts the pack again without it).
-pub fn available() -> Result<&'static Path, String> {
+pub fn available() -> Result<&'static Path, Unavailable> {
     static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
     if let Some(why) = UNUSABLE.get() {
         return Err(why.clone());
@@ -50,15 +66,17 @@ pub fn available() -> Result<&'static Path, String> {
     FOUND
         .get_or_init(|| find_on_path("bwrap"))
         .as_deref()
-        .ok_or_else(|| "bubblewrap is not installed".to_owned())
+        .ok_or(Unavailable::NotInstalled)
 }
 
-static UNUSABLE: OnceLock<String> = OnceLock::new();
+static UNUSABLE: OnceLock<Unavailable> = OnceLock::new();
 
 /// Notes, for the rest of this agent's life, that bubblewrap failed to set
 /// up a pack's namespaces, with its own error `line` (`bwrap: …`).
 pub fn mark_unusable(line: &str) {
-    let why = format!("bubblewrap cannot create namespaces here ({line})");
+    let why = Unavailable::CannotCreate {
+        line: line.to_owned(),
+    };
     tracing::warn!("{why}: isolated packs run in the Landlock sandbox alone");
     let _ = UNUSABLE.set(why);
 }

@@ -13,19 +13,57 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 use xcsh_core::{Tool, ToolContext, ToolError, ToolHints, ToolOutput};
-use xcsh_isolate_protocol::ToolSpec;
+use xcsh_isolate_protocol::{ToolSpec, error_line};
+use xcsh_loader::LoadError;
 
 use super::pack::IsolatedPack;
 use super::start_record::StartRecord;
-use super::tool::{Descriptor, IsolatedTool};
+use super::tool::{Descriptor, IsolatedTool, ToolSpecError};
+
+/// What a deferred pack's tools answer once its start at first use
+/// failed (`… failed to start: {line}`, the line as
+/// [`error_line`] writes it).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeferredStartError {
+    /// Opening, checking or starting it failed as it would at start-up
+    /// (the loader's or the start's one-line cause).
+    #[error(transparent)]
+    Start(#[from] LoadError),
+    /// Its library is not the one this session was shown the tools of.
+    #[error(
+        "{} changed after this session was shown its tools (SHA-256 {sha256}, then {recorded}); {RESTART}",
+        path.display()
+    )]
+    Changed {
+        /// The library's path.
+        path: PathBuf,
+        /// Its SHA-256 now.
+        sha256: String,
+        /// Its SHA-256 in the start record.
+        recorded: String,
+    },
+    /// It offers other tools than this session was shown.
+    #[error("it does not offer the tools this session was shown ({difference}); {RESTART}")]
+    OtherTools {
+        /// The first difference, in a phrase.
+        difference: String,
+    },
+    /// One of its tools cannot be offered.
+    #[error(transparent)]
+    Tool(#[from] ToolSpecError),
+}
+
+/// What to do when a deferred pack is not what it was.
+const RESTART: &str = "restart xcsh to offer its tools anew";
 
 /// What a started pack gave: its tools by name, or why it did not start.
-type Started = Result<HashMap<String, Arc<IsolatedTool>>, String>;
+type Started = Result<HashMap<String, Arc<IsolatedTool>>, DeferredStartError>;
 
 /// Starts the pack at a path as a start-up would (trust check, sealed
 /// copy, its process): the pack and the tools it offered, or why not.
 pub(crate) type Starter =
-    Arc<dyn Fn(&Path) -> Result<(Arc<IsolatedPack>, Vec<ToolSpec>), String> + Send + Sync>;
+    Arc<dyn Fn(&Path) -> Result<(Arc<IsolatedPack>, Vec<ToolSpec>), LoadError> + Send + Sync>;
 
 /// A pack found in the start records, as start-up offers it.
 #[derive(Debug)]
@@ -100,9 +138,10 @@ impl DeferredPack {
             let result = self.start();
             if let Err(failure) = &result {
                 tracing::warn!(
-                    "Failed to start isolated tool pack {} ({}): {failure}",
+                    "Failed to start isolated tool pack {} ({}): {}",
                     self.record.name,
-                    self.path.display()
+                    self.path.display(),
+                    error_line(failure)
                 );
             }
             result
@@ -115,7 +154,8 @@ impl DeferredPack {
                 ))
             }),
             Err(failure) => Err(ToolError::new(format!(
-                "Tool {tool} is unavailable: isolated pack {name} failed to start: {failure}"
+                "Tool {tool} is unavailable: isolated pack {name} failed to start: {}",
+                error_line(failure)
             ))),
         }
     }
@@ -125,19 +165,16 @@ impl DeferredPack {
     fn start(&self) -> Started {
         tracing::info!(pack = %self.record.name, "starting isolated tool pack at first use");
         let (pack, specs) = (self.starter)(&self.path)?;
-        let restart = "restart xcsh to offer its tools anew";
-        let sha = pack.sha256().map_err(|e| e.to_string())?;
-        if sha != self.record.sha256 {
-            return Err(format!(
-                "{} changed after this session was shown its tools (SHA-256 {sha}, then {}); {restart}",
-                self.path.display(),
-                self.record.sha256
-            ));
+        let sha256 = pack.sha256()?;
+        if sha256 != self.record.sha256 {
+            return Err(DeferredStartError::Changed {
+                path: self.path.clone(),
+                sha256,
+                recorded: self.record.sha256.clone(),
+            });
         }
         if let Some(difference) = difference(&self.record.tools, &specs) {
-            return Err(format!(
-                "it does not offer the tools this session was shown ({difference}); {restart}"
-            ));
+            return Err(DeferredStartError::OtherTools { difference });
         }
         specs
             .into_iter()
@@ -187,7 +224,7 @@ impl DeferredTool {
     /// # Errors
     ///
     /// A schema that is not valid JSON.
-    pub(crate) fn new(spec: &ToolSpec, pack: Arc<DeferredPack>) -> Result<Self, String> {
+    pub(crate) fn new(spec: &ToolSpec, pack: Arc<DeferredPack>) -> Result<Self, ToolSpecError> {
         Ok(Self {
             descriptor: Descriptor::from_spec(spec)?,
             pack,
@@ -253,6 +290,28 @@ mod tests {
             parameters_json: "{}".into(),
             hints: Hints::default(),
         }
+    }
+
+    #[test]
+    fn a_failed_start_at_first_use_reads_as_one_line() {
+        let changed = DeferredStartError::Changed {
+            path: "/packs/libbatch_rename.so".into(),
+            sha256: "ab".to_owned(),
+            recorded: "cd".to_owned(),
+        };
+        assert_eq!(
+            error_line(&changed),
+            "/packs/libbatch_rename.so changed after this session was shown its tools (SHA-256 ab, then cd); restart xcsh to offer its tools anew"
+        );
+        let bad_schema = ToolSpec {
+            parameters_json: "{".into(),
+            ..spec("a", "does a")
+        };
+        let error = DeferredStartError::from(Descriptor::from_spec(&bad_schema).unwrap_err());
+        assert_eq!(
+            error_line(&error),
+            "a: parameters are not valid JSON: EOF while parsing an object at line 1 column 1"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use command_fds::{CommandFdExt as _, FdMapping};
 use xcsh_isolate_protocol::PACK_FD;
 
 use super::placeholders::Placeholders;
+use super::start_error::StartError;
 use super::start_spec::StartSpec;
 use super::{bwrap, environment, protected};
 
@@ -26,22 +27,21 @@ use super::{bwrap, environment, protected};
 ///
 /// # Errors
 ///
-/// One line: a descriptor could not be duplicated, or the image opened;
-/// a protected directory could not be kept (made in `placeholders`, which
-/// must live until the process has ended); namespaces are required
+/// A descriptor could not be duplicated, or the image opened; a protected
+/// directory could not be kept (made in `placeholders`, which must live
+/// until the process has ended); namespaces are required
 /// (`require_sandbox = "full"`) and unavailable.
 pub fn command(
     spec: &StartSpec,
     args: &[OsString],
     placeholders: &Placeholders,
-) -> Result<(Command, Namespaces), String> {
-    let hand_over = |e: std::io::Error| format!("cannot hand its library over: {e}");
+) -> Result<(Command, Namespaces), StartError> {
     let mut mappings = vec![FdMapping {
         parent_fd: spec
             .pack
             .descriptor()
             .try_clone_to_owned()
-            .map_err(hand_over)?,
+            .map_err(StartError::HandOver)?,
         child_fd: PACK_FD,
     }];
     let request = &spec.open.sandbox;
@@ -52,7 +52,7 @@ pub fn command(
     } else {
         match bwrap::available() {
             Ok(_) => Namespaces::Entered,
-            Err(why) => Namespaces::Unavailable(why),
+            Err(why) => Namespaces::Unavailable(why.to_string()),
         }
     };
     if spec.require_namespaces {
@@ -62,9 +62,9 @@ pub fn command(
             Namespaces::NotWanted => Some("granted network and write-anywhere"),
         };
         if let Some(why) = missing {
-            return Err(format!(
-                "refusing to run it without namespaces ({why}): the config sets require_sandbox = \"full\""
-            ));
+            return Err(StartError::NamespacesRequired {
+                why: why.to_owned(),
+            });
         }
     }
     let program = match namespaces {
@@ -74,7 +74,7 @@ pub fn command(
     let mut command = match program {
         Some(program) => {
             let image = std::fs::File::open(spec.exe.as_deref().unwrap_or(OWN_IMAGE.as_ref()))
-                .map_err(|e| format!("cannot open the xcsh executable to run it: {e}"))?;
+                .map_err(StartError::OpenImage)?;
             mappings.push(FdMapping {
                 parent_fd: image.into(),
                 child_fd: bwrap::EXE_FD,
@@ -100,7 +100,7 @@ pub fn command(
     }
     command
         .fd_mappings(mappings)
-        .map_err(|e| format!("cannot hand its library over: {e}"))?;
+        .map_err(StartError::MapDescriptors)?;
     Ok((command, namespaces))
 }
 
@@ -126,7 +126,7 @@ impl Namespaces {
 /// paths, xcsh's own directories (created empty where missing, as are the
 /// working directory's records, wherever the pack could otherwise create
 /// them: `placeholders`) and the agent's binary.
-fn kept_paths(spec: &StartSpec, placeholders: &Placeholders) -> Result<Vec<PathBuf>, String> {
+fn kept_paths(spec: &StartSpec, placeholders: &Placeholders) -> Result<Vec<PathBuf>, StartError> {
     let request = &spec.open.sandbox;
     let cwd = &spec.open.cwd;
     let writes_here = request.write_anywhere || request.writable.iter().any(|dir| dir == cwd);
@@ -150,9 +150,7 @@ fn kept_paths(spec: &StartSpec, placeholders: &Placeholders) -> Result<Vec<PathB
                     e.kind(),
                     std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
                 ) => {}
-            Err(e) => {
-                return Err(format!("cannot keep {} from the pack: {e}", dir.display()));
-            }
+            Err(source) => return Err(StartError::KeepProtected { dir, source }),
         }
     }
     let own_binary = std::env::current_exe().ok();
@@ -172,17 +170,17 @@ const OWN_IMAGE: &str = "/proc/self/exe";
 
 /// The image this process runs, whatever is at its path now.
 #[cfg(target_os = "linux")]
-fn own_image() -> Result<Command, String> {
+fn own_image() -> Result<Command, StartError> {
     let mut command = Command::new(OWN_IMAGE);
     std::os::unix::process::CommandExt::arg0(&mut command, "xcsh");
     Ok(command)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn own_image() -> Result<Command, String> {
+fn own_image() -> Result<Command, StartError> {
     std::env::current_exe()
         .map(Command::new)
-        .map_err(|e| format!("cannot find the xcsh executable to run it: {e}"))
+        .map_err(StartError::FindImage)
 }
 
 /// Starts `command` from one thread that lives as long as the agent.

@@ -10,6 +10,7 @@ use std::path::Path;
 use xcsh_isolate_protocol::{Opened, SandboxStatus};
 
 use super::handover::Namespaces;
+use super::start_error::StartError;
 
 /// `opened` with the agent's own record in place of the pack's word:
 /// `path` (what the agent opened) and `sandbox` (what the process reported
@@ -18,23 +19,23 @@ use super::handover::Namespaces;
 ///
 /// # Errors
 ///
-/// One line: the declared name is not the one the file name carries (a
-/// pack's process claiming to be another pack).
+/// [`StartError::NotNamedForPack`]: the declared name is not the one the
+/// file name carries (a pack's process claiming to be another pack).
 pub fn recorded(
     opened: Opened,
     path: &Path,
     sandbox: SandboxStatus,
     namespaces: &Namespaces,
-) -> Result<Opened, String> {
+) -> Result<Opened, StartError> {
     if let Some(carried) = name_in_file(path)
         && carried != opened.name.replace('-', "_")
     {
-        return Err(format!(
-            "its process says it is pack {:?}, but its file {} is not named for that pack",
-            opened.name,
-            path.file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-        ));
+        return Err(StartError::NotNamedForPack {
+            claimed: opened.name,
+            file: path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        });
     }
     let sandbox = match namespaces {
         Namespaces::Entered => SandboxStatus::Namespaces {
@@ -104,7 +105,8 @@ mod tests {
                 status.clone(),
                 &Namespaces::NotWanted
             )
-            .unwrap_err(),
+            .unwrap_err()
+            .to_string(),
             "its process says it is pack \"harmless\", but its file libbatch_rename.so is not named for that pack"
         );
         let wrapped = recorded(

@@ -1,7 +1,8 @@
-//! Isolated tool packs: a pack may run in a process of its own (the same
-//! `xcsh` binary, the hidden `pack-host` subcommand) from the same library,
-//! so that a crash, an `abort()`, an `exit()`, a runaway allocation or a
-//! loop that ignores cancellation costs only that pack's call and actions.
+//! The agent's side of isolated tool packs: a pack may run in a process of
+//! its own (the same `xcsh` binary, the hidden `pack-host` subcommand) from
+//! the same library, so that a crash, an `abort()`, an `exit()`, a runaway
+//! allocation or a loop that ignores cancellation costs only that pack's
+//! call and actions.
 //!
 //! In the session an isolated pack's tools and pending actions are
 //! ordinary tools and actions: same schemas, validation and `resolve`
@@ -10,60 +11,89 @@
 //! whose process crashes [`MAX_CRASHES`] times within [`CRASH_WINDOW`] is
 //! disabled.
 //!
-//! - [`policy`]: which packs run isolated (`[isolation]`, `--isolate`,
-//!   `XCSH_ISOLATE=1`);
-//! - [`load`]: loading a session's packs, each in its mode;
-//! - [`pack`], [`tool`], [`remote_action`], [`process`]: the agent's side;
-//! - [`handover`] and [`identity`]: what the agent gives a pack's process
-//!   (its own image, the sealed library) and takes from it (the tools;
-//!   name, path and sandbox state only as the agent recorded them);
-//! - [`serve`] (and [`serve_error`], why it stops), [`sandbox`] and
-//!   [`seccomp`]: the pack process's side;
-//!   [`bwrap`]: the namespaces the agent starts it in, with [`protected`]
-//!   paths kept read-only ([`placeholders`] where they do not exist yet)
-//!   and only the [`environment`] the pack needs;
-//! - the wire contract is the `xcsh-isolate-protocol` crate.
+//! What is here, by file:
 //!
-//! Who depends on it: the agent's session assembly (`xcsh-agent`), installed
-//! packs (`xcsh-installed`, whose checks run in a pack process) and the
-//! `xcsh` binary, which serves [`serve::serve`] as its hidden `pack-host`
-//! subcommand. Front ends should not reach into the process machinery
-//! ([`process`], [`wire`]) directly; tool-pack authors never depend on it.
+//! - `policy`: which packs run isolated (`[isolation]`, `--isolate`,
+//!   `XCSH_ISOLATE=1`), and their grants;
+//! - `load`: loading a session's packs, each in its mode ([`SessionLoader`]);
+//!   `start_record` and `deferred`: a pack offered from its last start,
+//!   started at its first call;
+//! - `pack`, `tool`, `remote_action`: an isolated pack, its tools and its
+//!   pending actions as the session sees them; `process` (with
+//!   `reply_wait`, `stderr_tail`, `ending`, `running`): one running
+//!   process, its pipe and how it ended;
+//! - `handover` and `identity`: what the agent gives a pack's process
+//!   (its own image, the sealed library, only the `environment` granted)
+//!   and takes from it (the tools; name, path and sandbox state only as
+//!   the agent recorded them); `bwrap`: the namespaces it starts it in,
+//!   with `protected` paths kept read-only (`placeholders` where they do
+//!   not exist yet); `sandbox_status`: the sandbox in words.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use xcsh_core::Session;
+//! use xcsh_isolate::{IsolationPolicy, SessionLoader};
+//! use xcsh_loader::TrustPolicy;
+//!
+//! let session = Session::new(".");
+//! let loader = SessionLoader {
+//!     trust: &TrustPolicy::new(),
+//!     // Every pack in a process of its own.
+//!     isolation: &IsolationPolicy::new(None, true),
+//!     timeout: Some(Duration::from_secs(30)),
+//!     first_seen: None,
+//! };
+//! let loaded = loader.load(&session, &["target/debug/libbatch_rename.so".into()]);
+//! for pack in &loaded.isolated {
+//!     println!("{}: {}", pack.name, xcsh_isolate::describe_sandbox(&pack.sandbox));
+//! }
+//! ```
+//!
+//! The pack process's side (serving, sandboxing itself) is
+//! `xcsh-pack-host`, and the wire contract `xcsh-isolate-protocol`; this
+//! crate does not depend on the first, so the agent never links the serve
+//! loop. Who depends on it: the agent's session assembly (`xcsh-agent`),
+//! installed packs (`xcsh-installed`, whose checks run in a pack process),
+//! the config's policy types (`xcsh-sources`) and the `xcsh` binary. Front
+//! ends should go through `xcsh-agent`; tool-pack authors never depend on
+//! it.
+#![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod bwrap;
-pub mod deferred;
-pub mod ending;
-pub mod environment;
-pub mod handover;
-pub mod identity;
-pub mod load;
-mod locked;
-pub mod pack;
-pub mod placeholders;
-pub mod policy;
-pub mod process;
-pub mod protected;
-mod relief;
-pub mod remote_action;
+mod bwrap;
+mod deferred;
+mod ending;
+mod environment;
+mod handover;
+mod identity;
+mod load;
+mod pack;
+mod placeholders;
+mod policy;
+mod process;
+mod protected;
+mod remote_action;
 mod reply_wait;
-pub mod running;
-pub mod sandbox;
-pub mod seccomp;
-pub mod serve;
-pub mod serve_error;
-pub mod spin_read;
-pub mod start_record;
-pub mod start_spec;
-pub mod stderr_tail;
-pub mod tool;
-pub mod wire;
+mod running;
+mod sandbox_status;
+mod start_error;
+mod start_record;
+mod start_spec;
+mod stderr_tail;
+mod tool;
 
+pub use ending::Ending;
 pub use load::{IsolatedInfo, Loaded, SessionLoader};
 pub use pack::{CRASH_WINDOW, IsolatedPack, MAX_CRASHES};
 pub use policy::{
     Capability, ISOLATE_ENV, IsolationConfig, IsolationPolicy, PackIsolation, PackSettings,
-    RequireSandbox,
+    RequireSandbox, env_asks_for_isolation,
 };
+pub use process::{OnCrash, PackProcess};
 pub use protected::Protected;
-pub use serve::SUBCOMMAND;
+pub use running::wait_for_all;
+pub use sandbox_status::describe_sandbox;
+pub use start_error::StartError;
+pub use start_spec::StartSpec;
+pub use stderr_tail::MAX_LINE_BYTES;
+pub use tool::{IsolatedTool, ToolSpecError};

@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use xcsh_core::{PackOptions, PendingActionStore, RegistryError, Session, Tool};
-use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus};
+use xcsh_isolate_protocol::{OpenPack, SandboxRequest, SandboxStatus, ToolSpec, error_line};
 use xcsh_loader::{
     FirstSeen, HostBinding, LoadError, LoadFailure, LoadReport, LoadedPack, PackLoader, SealedPack,
     ToolConflict, TrustPolicy,
@@ -16,9 +16,9 @@ use xcsh_loader::{
 use super::deferred::{DeferredPack, DeferredTool, Recorded, Starter};
 use super::pack::IsolatedPack;
 use super::policy::{Capability, IsolationPolicy, PackSettings, RequireSandbox};
-use super::process::StartSpec;
 use super::start_record::{SharedInputs, StartInputs, StartRecord, StartRecords, identity_of};
-use super::tool::IsolatedTool;
+use super::start_spec::StartSpec;
+use super::tool::{IsolatedTool, ToolSpecError};
 
 /// An isolated pack as `xcsh tools` shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,9 +175,7 @@ impl SessionLoader<'_> {
                 timeout,
                 first_seen: None,
             };
-            loader
-                .start(&cwd, store.clone(), path, &options)
-                .map_err(|e| e.to_string())
+            loader.start(&cwd, store.clone(), path, &options)
         })
     }
 
@@ -201,7 +199,7 @@ impl SessionLoader<'_> {
         let record = records.find(&canonical, &inputs(&open, &settings, shared))?;
         Some(self.trust.check(&canonical).map(|()| {
             Recorded {
-                may_do: super::sandbox::may_do(&open.sandbox, &record.sandbox),
+                may_do: super::sandbox_status::may_do(&open.sandbox, &record.sandbox),
                 built: std::fs::metadata(&canonical)
                     .and_then(|m| m.modified())
                     .ok(),
@@ -257,7 +255,7 @@ impl SessionLoader<'_> {
             } else {
                 match super::bwrap::available() {
                     Ok(bwrap) => format!("{} {:?}", bwrap.display(), identity_of(bwrap)),
-                    Err(why) => why,
+                    Err(why) => why.to_string(),
                 }
             },
         }
@@ -276,7 +274,7 @@ impl SessionLoader<'_> {
         store: Weak<PendingActionStore>,
         path: &Path,
         options: &PackOptions,
-    ) -> Result<(Arc<IsolatedPack>, Vec<xcsh_isolate_protocol::ToolSpec>), LoadError> {
+    ) -> Result<(Arc<IsolatedPack>, Vec<ToolSpec>), LoadError> {
         let pack = Arc::new(SealedPack::open(path, self.trust)?);
         let (open, settings) = self.request(cwd, pack.path(), options);
         let spec = StartSpec {
@@ -292,7 +290,8 @@ impl SessionLoader<'_> {
             without_namespaces: self.isolation.without_namespaces,
             pack,
         };
-        IsolatedPack::start(spec, store, self.timeout).map_err(LoadError::Isolated)
+        IsolatedPack::start(spec, store, self.timeout)
+            .map_err(|error| LoadError::Isolated(error_line(&error)))
     }
 
     /// What the process of the pack at `library` (canonical) is asked to
@@ -347,11 +346,7 @@ fn inputs<'b>(open: &'b OpenPack, settings: &'b PackSettings, shared: &'b str) -
 enum Offer {
     /// Its process started: the pack, the tools it offered, and the
     /// library's identity before it was opened (when records are kept).
-    Started(
-        Arc<IsolatedPack>,
-        Vec<xcsh_isolate_protocol::ToolSpec>,
-        Option<String>,
-    ),
+    Started(Arc<IsolatedPack>, Vec<ToolSpec>, Option<String>),
     /// From its start record: it starts at its first call.
     Deferred(Recorded),
 }
@@ -368,7 +363,7 @@ use Pending::{Done, Starting};
 fn register(
     session: &Session,
     pack: Arc<IsolatedPack>,
-    tools: Vec<xcsh_isolate_protocol::ToolSpec>,
+    tools: Vec<ToolSpec>,
     loaded: &mut Loaded,
 ) -> Result<LoadedPack, LoadError> {
     let tools = tools.into_iter().map(|spec| {
@@ -428,7 +423,7 @@ fn register_deferred(
 fn register_tools(
     session: &Session,
     path: &Path,
-    tools: impl Iterator<Item = Result<Arc<dyn Tool>, String>>,
+    tools: impl Iterator<Item = Result<Arc<dyn Tool>, ToolSpecError>>,
     schema_checked: bool,
     loaded: &mut Loaded,
 ) -> Result<Vec<String>, LoadError> {
@@ -438,7 +433,7 @@ fn register_tools(
             index: index + 1,
             reason,
         };
-        let tool = tool.map_err(invalid)?;
+        let tool = tool.map_err(|error| invalid(error_line(&error)))?;
         let name = tool.name().to_owned();
         let outcome = if schema_checked {
             session.register_schema_checked_tool(tool)

@@ -8,13 +8,17 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use xcsh_core::sync::lock;
 use xcsh_core::{PendingActionStore, ToolContext, ToolError, ToolOutput};
-use xcsh_isolate_protocol::{Opened, Outcome, Request, SandboxStatus, ToolSpec};
+use xcsh_isolate_protocol::{
+    Opened, Outcome, Request, SandboxStatus, ToolSpec, convert, error_line,
+};
 
-use super::ending::Ending;
-use super::locked::lock;
-use super::process::{Failure, OnCrash, PackProcess, StartSpec};
-use super::wire;
+use super::ending::{Ending, Failure};
+use super::process::{OnCrash, PackProcess};
+use super::sandbox_status;
+use super::start_error::StartError;
+use super::start_spec::StartSpec;
 
 /// A pack is disabled after this many crashes within [`CRASH_WINDOW`].
 pub const MAX_CRASHES: usize = 3;
@@ -64,12 +68,13 @@ impl IsolatedPack {
     ///
     /// # Errors
     ///
-    /// The one-line cause, as a load report shows it.
+    /// Why its process did not start or open the pack (a load report shows
+    /// it as [`error_line`] writes it).
     pub fn start(
         spec: StartSpec,
         store: Weak<PendingActionStore>,
         timeout: Option<Duration>,
-    ) -> Result<(Arc<Self>, Vec<ToolSpec>), String> {
+    ) -> Result<(Arc<Self>, Vec<ToolSpec>), StartError> {
         let health = Arc::new(Mutex::new(Health::default()));
         let (process, opened) =
             PackProcess::start(&spec, store.clone(), timeout, on_crash(&health))?;
@@ -131,9 +136,10 @@ impl IsolatedPack {
     }
 
     /// What its sandbox lets it do, in a phrase (see
-    /// [`sandbox::may_do`](super::sandbox::may_do)).
+    /// [`describe_sandbox`](super::sandbox_status::describe_sandbox)'s
+    /// companion).
     pub fn may_do(&self) -> Option<String> {
-        super::sandbox::may_do(&self.spec.open.sandbox, &self.sandbox)
+        sandbox_status::may_do(&self.spec.open.sandbox, &self.sandbox)
     }
 
     /// True once it crashed too often and was disabled.
@@ -172,12 +178,12 @@ impl IsolatedPack {
         }
         let name = &self.name;
         match outcome {
-            Ok(Outcome::Output(output)) => wire::output_from_wire(output),
+            Ok(Outcome::Output(output)) => convert::output_from_wire(output),
             Ok(Outcome::Nothing) => Ok(ToolOutput::default()),
             Ok(Outcome::Error {
                 message,
                 details_json,
-            }) => Err(wire::error_from_wire(message, details_json)),
+            }) => Err(convert::error_from_wire(message, details_json)),
             Err(Failure::Ended(ending) | Failure::EndedBefore(ending)) => {
                 Err(ToolError::new(format!(
                     "Tool {tool} crashed: {}; {}{}",
@@ -227,8 +233,9 @@ impl IsolatedPack {
         )
         .map_err(|cause| {
             unavailable(format!(
-                "cannot restart the process of pack {}: {cause}",
-                self.name
+                "cannot restart the process of pack {}: {}",
+                self.name,
+                error_line(&cause)
             ))
         })?;
         *current = Some(Arc::clone(&process));

@@ -6,7 +6,7 @@
 //! request takes the lock if it is free and reads its own reply, as the
 //! pipe floor does (two wake-ups per round trip, where a reader thread
 //! handing each reply on made three: a `noop` call under load measured
-//! about 5× the floor that way; BENCHMARKS.md §10b). Frames for other
+//! about 5× the floor that way; BENCHMARKS-history.md §10b). Frames for other
 //! requests go to them over their channels; a leader whose request is done
 //! hands the lead to a request still waiting ([`Event::Lead`]). While no
 //! request has been out for [`IDLE`], a watcher thread reads the pipe, so
@@ -21,23 +21,23 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
+use xcsh_core::sync::lock;
 use xcsh_core::{PendingAction, PendingActionStore, ToolContext};
+use xcsh_isolate_pipe::SpinRead;
 use xcsh_isolate_protocol::{
     FrameError, Hello, LogLevel, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request,
-    SandboxStatus, frame,
+    SUBCOMMAND, SandboxStatus, convert, error_line, frame,
 };
 
 use super::ending::Ending;
-pub use super::ending::Failure;
-use super::locked::lock;
+use super::ending::Failure;
 use super::placeholders::Placeholders;
 use super::remote_action::{self, ActionHost};
 use super::running::Running;
-use super::serve::SUBCOMMAND;
-use super::spin_read::SpinRead;
-pub use super::start_spec::StartSpec;
+use super::start_error::StartError;
+use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
-use super::{bwrap, handover, identity, reply_wait, wire};
+use super::{bwrap, handover, identity, reply_wait};
 
 /// How often a waiting request looks at its call's cancellation flag.
 const POLL: Duration = Duration::from_millis(20);
@@ -142,14 +142,14 @@ impl PackProcess {
     ///
     /// # Errors
     ///
-    /// One line: the process could not start, the pack failed to open
-    /// (the loader's cause), or the process ended while opening it.
+    /// The process could not start, the pack failed to open (the loader's
+    /// cause), or the process ended while opening it.
     pub fn start(
         spec: &StartSpec,
         store: Weak<PendingActionStore>,
         timeout: Option<Duration>,
         on_crash: OnCrash,
-    ) -> Result<(Arc<Self>, Opened), String> {
+    ) -> Result<(Arc<Self>, Opened), StartError> {
         let file_name = spec
             .open
             .path
@@ -171,14 +171,13 @@ impl PackProcess {
         // which then still reaches the pack to discard its actions.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child =
-            handover::spawn(command).map_err(|e| format!("cannot start its process: {e}"))?;
+        let mut child = handover::spawn(command).map_err(StartError::Spawn)?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             let _ = child.kill();
             let _ = child.wait();
-            return Err("its process has no pipes".to_owned());
+            return Err(StartError::NoPipes);
         };
         let stderr = StderrTail::start(stderr, &file_name);
         let mut writer = BufWriter::new(stdin);
@@ -187,7 +186,7 @@ impl PackProcess {
             Err(error) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("cannot set up its reply pipe: {error}"));
+                return Err(StartError::ReplyPipe(error));
             }
         };
         let mut greeted = false;
@@ -203,25 +202,22 @@ impl PackProcess {
         if let (true, Some(limit)) = (stopped, spec.open_limit) {
             let ending = finish(&mut child, &stderr, None, namespaces);
             tracing::debug!(how = %ending.how, "pack process stopped at its open limit");
-            return Err(format!(
-                "its process did not open the pack within {limit:?} (stopped){}",
-                ending.stderr_suffix().replace('\n', " ")
-            ));
+            return Err(StartError::OpenTimedOut { limit, ending });
         }
         let opened = match handshook {
             Ok(Ok((opened, sandbox))) => {
                 match identity::recorded(opened, spec.pack.path(), sandbox, &confinement) {
                     Ok(opened) => opened,
-                    Err(message) => {
+                    Err(error) => {
                         let _ = child.kill();
                         let _ = child.wait();
-                        return Err(message);
+                        return Err(error);
                     }
                 }
             }
-            Ok(Err(message)) => {
+            Ok(Err(error)) => {
                 let _ = child.wait();
-                return Err(message);
+                return Err(error);
             }
             Err(error) => {
                 let ending = finish(&mut child, &stderr, None, namespaces);
@@ -236,11 +232,7 @@ impl PackProcess {
                     drop(placeholders);
                     return Self::start(spec, store, timeout, on_crash);
                 }
-                return Err(format!(
-                    "its process {} while opening the pack{}",
-                    ending.how,
-                    ending.stderr_suffix().replace('\n', " ")
-                ));
+                return Err(StartError::EndedOpening { ending });
             }
         };
         let watched = match reader.get_ref().as_fd().try_clone_to_owned() {
@@ -248,7 +240,7 @@ impl PackProcess {
             Err(error) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("cannot set up its reply pipe: {error}"));
+                return Err(StartError::ReplyPipe(error));
             }
         };
         let process = Arc::new_cyclic(|me| Self {
@@ -283,8 +275,9 @@ impl PackProcess {
                 drop(running);
             })
         {
-            process.stop(format!("cannot start a thread for its process: {error}"));
-            return Err(format!("cannot start a thread for its process: {error}"));
+            let error = StartError::Thread(error);
+            process.stop(error_line(&error));
+            return Err(error);
         }
         Ok((process, opened))
     }
@@ -306,7 +299,7 @@ impl PackProcess {
     /// # Errors
     ///
     /// See [`Failure`].
-    pub fn request(
+    pub(crate) fn request(
         &self,
         make: impl FnOnce(u64) -> Request,
         context: Option<&ToolContext>,
@@ -379,7 +372,8 @@ impl PackProcess {
                     }
                 }
                 Ok(Event::Progress(partial)) => {
-                    if let (Some(context), Ok(partial)) = (context, wire::output_from_wire(partial))
+                    if let (Some(context), Ok(partial)) =
+                        (context, convert::output_from_wire(partial))
                     {
                         context.report_progress(&partial);
                     }
@@ -387,7 +381,7 @@ impl PackProcess {
                 Ok(Event::Log(level, message)) => {
                     // Named as the pack opened: a line cannot name another.
                     if let Some(context) = context {
-                        context.log(wire::log_level_from_wire(level), &self.pack, &message);
+                        context.log(convert::log_level_from_wire(level), &self.pack, &message);
                     }
                 }
                 Ok(Event::Pushed { action, store, id }) => {
@@ -525,14 +519,14 @@ impl PackProcess {
     }
 
     /// Tells the process to drop action `action` (no reply).
-    pub fn forget(&self, action: u64) {
+    pub(crate) fn forget(&self, action: u64) {
         if !self.has_ended() {
             self.send(&Request::Forget { action });
         }
     }
 
     /// Kills the process, recording why (the first reason wins).
-    pub fn stop(&self, reason: String) {
+    pub(crate) fn stop(&self, reason: String) {
         tracing::warn!(pack = %self.pack, "stopping the pack's process: {reason}");
         lock(&self.stop_reason).get_or_insert(reason);
         let _ = lock(&self.child).kill();
@@ -708,7 +702,8 @@ impl PackProcess {
 
 /// The hello each way, then the open request, the sandbox it entered
 /// (reported before the pack's code ran) and the pack opened. The outer
-/// error is a broken pipe; the inner one the pack's own failure to open.
+/// error is a broken pipe; the inner one the pack's own failure to open
+/// (or a process that speaks another protocol, or out of turn).
 /// `greeted` is set once the process's hello arrived (xcsh runs in it).
 fn handshake(
     writer: &mut BufWriter<ChildStdin>,
@@ -716,7 +711,7 @@ fn handshake(
     open: &OpenPack,
     limit: usize,
     greeted: &mut bool,
-) -> Result<Result<(Opened, SandboxStatus), String>, FrameError> {
+) -> Result<Result<(Opened, SandboxStatus), StartError>, FrameError> {
     let mut buffer = Vec::new();
     frame::write(writer, &Hello::current())?;
     frame::write(writer, &Request::Open(open.clone()))?;
@@ -724,22 +719,21 @@ fn handshake(
     let hello: Hello = frame::read(reader, &mut buffer)?.ok_or(FrameError::Truncated)?;
     *greeted = true;
     if !Hello::current().is_compatible_with(&hello) {
-        return Ok(Err(format!(
-            "its process speaks isolation protocol {}, this xcsh {}",
-            hello.version,
-            Hello::current().version
-        )));
+        return Ok(Err(StartError::Protocol {
+            theirs: hello.version,
+            ours: Hello::current().version,
+        }));
     }
     let sandbox = match frame::read_within(reader, &mut buffer, limit)? {
         Some(Reply::Sandboxed(sandbox)) => sandbox,
-        Some(Reply::OpenFailed { message }) => return Ok(Err(message)),
-        Some(_) => return Ok(Err("its process answered out of turn".to_owned())),
+        Some(Reply::OpenFailed { message }) => return Ok(Err(StartError::OpenFailed(message))),
+        Some(_) => return Ok(Err(StartError::OutOfTurn)),
         None => return Err(FrameError::Truncated),
     };
     match frame::read_within(reader, &mut buffer, limit)? {
         Some(Reply::Opened(opened)) => Ok(Ok((opened, sandbox))),
-        Some(Reply::OpenFailed { message }) => Ok(Err(message)),
-        Some(_) => Ok(Err("its process answered out of turn".to_owned())),
+        Some(Reply::OpenFailed { message }) => Ok(Err(StartError::OpenFailed(message))),
+        Some(_) => Ok(Err(StartError::OutOfTurn)),
         None => Err(FrameError::Truncated),
     }
 }

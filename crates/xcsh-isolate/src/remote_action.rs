@@ -4,11 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use xcsh_core::{PendingAction, ToolError, ToolOutput};
-use xcsh_isolate_protocol::{Outcome, PushedAction, Request};
+use xcsh_core::{PendingAction, PendingActionError, ToolError, ToolOutput};
+use xcsh_isolate_protocol::{Outcome, PushedAction, Request, convert};
 
 use super::ending::Failure;
-use super::wire;
 
 /// What an action needs of the process that holds it (the pack's process,
 /// [`super::process::PackProcess`]): requests for its apply and reject, and
@@ -32,6 +31,19 @@ pub trait ActionHost: Send + Sync {
 
     /// Tells the process to drop action `action` (no reply).
     fn forget(&self, action: u64);
+}
+
+/// Why a pushed action is not taken into the session's store (the pack's
+/// process is told to drop it, and the agent logs why).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PushError {
+    /// The action itself is not valid (a blank label).
+    #[error(transparent)]
+    Action(#[from] PendingActionError),
+    /// Its details are not JSON.
+    #[error(transparent)]
+    Details(ToolError),
 }
 
 /// The child's action, bound to the process that holds it. Dropped with
@@ -59,7 +71,7 @@ pub fn adapt(
     process: Arc<dyn ActionHost>,
     pushed: PushedAction,
     timeout: Option<Duration>,
-) -> Result<PendingAction, String> {
+) -> Result<PendingAction, PushError> {
     let remote = Arc::new(RemoteAction {
         process,
         action: pushed.action,
@@ -67,11 +79,11 @@ pub fn adapt(
         timeout,
     });
     let applier = Arc::clone(&remote);
-    let mut action = PendingAction::try_new(pushed.label, move |reason| applier.apply(reason))
-        .map_err(|e| e.to_string())?
+    let mut action = PendingAction::try_new(pushed.label, move |reason| applier.apply(reason))?
         .with_source_tool_name(pushed.source_tool_name);
     if let Some(details) = pushed.details_json {
-        action = action.with_details(wire::details_from_wire(&details).map_err(|e| e.to_string())?);
+        action =
+            action.with_details(convert::details_from_wire(&details).map_err(PushError::Details)?);
     }
     if pushed.has_reject {
         action = action.with_reject(move |reason| remote.reject(reason));
@@ -92,12 +104,12 @@ impl RemoteAction {
         );
         let pack = self.process.pack();
         match outcome {
-            Ok(Outcome::Output(output)) => wire::output_from_wire(output),
+            Ok(Outcome::Output(output)) => convert::output_from_wire(output),
             Ok(Outcome::Nothing) => Ok(ToolOutput::default()),
             Ok(Outcome::Error {
                 message,
                 details_json,
-            }) => Err(wire::error_from_wire(message, details_json)),
+            }) => Err(convert::error_from_wire(message, details_json)),
             Err(Failure::Ended(ending)) => Err(ToolError::new(format!(
                 "{} during apply; {LOST}{}",
                 ending.sentence(pack),
@@ -125,12 +137,12 @@ impl RemoteAction {
         );
         let pack = self.process.pack();
         match outcome {
-            Ok(Outcome::Output(output)) => wire::output_from_wire(output).map(Some),
+            Ok(Outcome::Output(output)) => convert::output_from_wire(output).map(Some),
             Ok(Outcome::Nothing) => Ok(None),
             Ok(Outcome::Error {
                 message,
                 details_json,
-            }) => Err(wire::error_from_wire(message, details_json)),
+            }) => Err(convert::error_from_wire(message, details_json)),
             // Nothing of the action is left to clean up in a process that
             // is gone: the discard stands, and says its reject did not run.
             Err(Failure::EndedBefore(ending)) => Ok(Some(ToolOutput::text(format!(

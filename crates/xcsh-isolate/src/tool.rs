@@ -6,10 +6,25 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use xcsh_core::{Tool, ToolContext, ToolError, ToolHints, ToolOutput};
-use xcsh_isolate_protocol::ToolSpec;
+use xcsh_isolate_protocol::{ToolSpec, convert};
 
 use super::pack::IsolatedPack;
-use super::wire;
+
+/// Why a tool of an isolated pack cannot be offered: what the pack's
+/// process (or its start record) says of it is not usable.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolSpecError {
+    /// Its parameter schema is not JSON.
+    #[error("{name}: parameters are not valid JSON")]
+    Parameters {
+        /// The tool's name.
+        name: String,
+        /// Why the schema does not parse.
+        #[source]
+        source: serde_json::Error,
+    },
+}
 
 /// What the model is shown of a tool of an isolated pack: its name,
 /// label, description, schema and hints, from its [`ToolSpec`].
@@ -28,15 +43,19 @@ impl Descriptor {
     /// # Errors
     ///
     /// A schema that is not valid JSON.
-    pub(crate) fn from_spec(spec: &ToolSpec) -> Result<Self, String> {
-        let parameters: Value = serde_json::from_str(&spec.parameters_json)
-            .map_err(|e| format!("{}: parameters are not valid JSON: {e}", spec.name))?;
+    pub(crate) fn from_spec(spec: &ToolSpec) -> Result<Self, ToolSpecError> {
+        let parameters: Value = serde_json::from_str(&spec.parameters_json).map_err(|source| {
+            ToolSpecError::Parameters {
+                name: spec.name.clone(),
+                source,
+            }
+        })?;
         Ok(Self {
             name: spec.name.clone(),
             label: spec.label.clone(),
             description: spec.description.clone(),
             parameters,
-            hints: wire::hints_from_wire(spec.hints),
+            hints: convert::hints_from_wire(spec.hints),
         })
     }
 }
@@ -52,8 +71,8 @@ impl IsolatedTool {
     ///
     /// # Errors
     ///
-    /// A schema that is not a JSON object schema.
-    pub fn new(spec: ToolSpec, pack: Arc<IsolatedPack>) -> Result<Self, String> {
+    /// A schema that is not JSON.
+    pub fn new(spec: ToolSpec, pack: Arc<IsolatedPack>) -> Result<Self, ToolSpecError> {
         Ok(Self {
             descriptor: Descriptor::from_spec(&spec)?,
             pack,

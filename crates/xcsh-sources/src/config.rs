@@ -9,7 +9,7 @@
 //! [allow_list]
 //! "packs/libbatch_rename.so" = "9f86d081884c7d65…"
 //!
-//! # User config only: packs in processes of their own (see `isolate::policy`).
+//! # User config only: packs in processes of their own (see `xcsh_isolate::IsolationConfig`).
 //! [isolation.packs."packs/libweather.so"]
 //! capabilities = ["network"]
 //!

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tempfile::TempDir;
 use xcsh_core::{Session, ToolCall};
-use xcsh_isolate::{IsolationPolicy, SessionLoader};
+use xcsh_isolate::{IsolatedTool, IsolationPolicy, SessionLoader};
 use xcsh_loader::{LoadError, TrustPolicy, sha256_hex};
 
 use crate::support::{XCSH, pack_path};
@@ -132,7 +132,7 @@ fn a_restart_after_a_crash_runs_the_checked_bytes_not_the_file_now_there() {
         )
         .unwrap();
     for spec in specs {
-        let tool = xcsh_isolate::tool::IsolatedTool::new(spec, Arc::clone(&pack)).unwrap();
+        let tool = IsolatedTool::new(spec, Arc::clone(&pack)).unwrap();
         session.register_tool(Arc::new(tool)).unwrap();
     }
     let call = |tool: &str| session.execute(&ToolCall::new("c", tool, json!({})));

@@ -240,7 +240,7 @@ fn a_stderr_line_without_end_is_cut_not_buffered() {
     assert!(
         output.stderr.contains(&format!(
             " … (cut at {} bytes)",
-            xcsh_isolate::stderr_tail::MAX_LINE_BYTES
+            xcsh_isolate::MAX_LINE_BYTES
         )),
         "{}",
         &output.stderr[..output.stderr.len().min(300)]

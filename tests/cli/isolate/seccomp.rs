@@ -1,4 +1,4 @@
-//! The seccomp filter of an isolated pack's process (`xcsh_isolate::seccomp`),
+//! The seccomp filter of an isolated pack's process (`xcsh-pack-host/src/seccomp.rs`),
 //! under bubblewrap and under Landlock alone (no `bwrap` on `PATH`): a
 //! hostile pack starts processes, traces, uses key rings, namespaces,
 //! mounts, io_uring and a terminal's input, and reaches UDP and Unix

@@ -1,8 +1,11 @@
-//! `xcsh-core` values to and from their wire form.
+//! The agent's tool values (`xcsh-tool-types`) to and from their wire
+//! form: the pack's process sends outputs, errors, hints and log levels
+//! `*_to_wire`, the agent takes them back `*_from_wire`.
 
 use serde_json::Value;
-use xcsh_core::{ContentBlock, LogLevel, ToolError, ToolHints, ToolOutput};
-use xcsh_isolate_protocol::{Block, Hints, LogLevel as WireLogLevel, Outcome, Output};
+use xcsh_tool_types::{ContentBlock, LogLevel, ToolError, ToolHints, ToolOutput};
+
+use crate::message::{Block, Hints, LogLevel as WireLogLevel, Outcome, Output};
 
 /// A log line's level as it crosses the pipe.
 pub fn log_level_to_wire(level: LogLevel) -> WireLogLevel {

@@ -22,7 +22,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use super::locked::lock;
+use xcsh_core::sync::lock;
 
 /// How long the lead may stay free while a job runs, and how often the
 /// watcher looks while calls come: the most a request waits behind a

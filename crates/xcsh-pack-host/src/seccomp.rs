@@ -42,6 +42,26 @@
 
 use xcsh_isolate_protocol::SandboxRequest;
 
+/// Why the filter is not in force.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum SeccompError {
+    /// The filter could not be compiled for this architecture.
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    #[error("cannot set up the seccomp filter")]
+    Build(#[source] seccompiler::BackendError),
+    /// The kernel refused the filter.
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    #[error("cannot set up the seccomp filter")]
+    Install(#[source] seccompiler::Error),
+}
+
 /// Installs the filter `request` calls for (see the module's docs) on
 /// every thread of this process. `Ok(true)`: in force; `Ok(false)`: this
 /// system or architecture has no filter.
@@ -49,7 +69,7 @@ use xcsh_isolate_protocol::SandboxRequest;
 /// # Errors
 ///
 /// The kernel refused the filter.
-pub fn install(request: &SandboxRequest) -> Result<bool, String> {
+pub(crate) fn install(request: &SandboxRequest) -> Result<bool, SeccompError> {
     imp::install(request)
 }
 
@@ -66,14 +86,15 @@ mod imp {
     };
     use xcsh_isolate_protocol::SandboxRequest;
 
+    use super::SeccompError;
+
     /// System calls by number, each refused when any of its rules matches
     /// (no rule: always).
     type Rules = BTreeMap<i64, Vec<SeccompRule>>;
 
-    pub fn install(request: &SandboxRequest) -> Result<bool, String> {
-        let fail = |e: &dyn std::fmt::Display| format!("cannot set up the seccomp filter: {e}");
-        for program in programs(request).map_err(|e| fail(&e))? {
-            seccompiler::apply_filter_all_threads(&program).map_err(|e| fail(&e))?;
+    pub(super) fn install(request: &SandboxRequest) -> Result<bool, SeccompError> {
+        for program in programs(request).map_err(SeccompError::Build)? {
+            seccompiler::apply_filter_all_threads(&program).map_err(SeccompError::Install)?;
         }
         Ok(true)
     }
@@ -268,7 +289,9 @@ mod imp {
 mod imp {
     use xcsh_isolate_protocol::SandboxRequest;
 
-    pub fn install(_request: &SandboxRequest) -> Result<bool, String> {
+    use super::SeccompError;
+
+    pub(super) fn install(_request: &SandboxRequest) -> Result<bool, SeccompError> {
         Ok(false)
     }
 }

@@ -13,10 +13,11 @@
 //!
 //! The agent reads its packs' replies this way, and a pack's process its
 //! requests: there the thread that polls is the one that just answered
-//! the last call (`relief`), so it takes no CPU from a call. When a
+//! the last call (`xcsh-pack-host`'s relief), so it takes no CPU from a
+//! call. When a
 //! second thread polled for the next request while the first ran the
 //! call, both sides polling measured 27.0 µs against 19.4 µs with the
-//! agent's alone (BENCHMARKS.md §10b).
+//! agent's alone (BENCHMARKS-history.md §10b).
 
 use std::io::{self, Read};
 use std::os::fd::AsFd;

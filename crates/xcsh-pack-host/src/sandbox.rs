@@ -1,0 +1,165 @@
+//! What an isolated pack's process does to itself before it opens the
+//! pack: an address-space limit, then the Landlock sandbox, then the
+//! seccomp filter ([`seccomp`](crate::seccomp)).
+//!
+//! Runs on the child's only thread, before any other starts: Landlock
+//! restricts the calling thread and the threads and processes it starts
+//! afterwards.
+
+use xcsh_isolate_protocol::{SandboxRequest, SandboxStatus};
+
+use crate::seccomp::{self, SeccompError};
+
+/// Why the process could not limit or sandbox itself (each sent to the
+/// agent as the pack's reason not to open, on one line with its cause).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum SandboxError {
+    /// The kernel refused the address-space limit.
+    #[cfg(unix)]
+    #[error("cannot set the memory limit of {bytes} bytes")]
+    MemoryLimit {
+        /// The limit asked for.
+        bytes: u64,
+        /// What the kernel said.
+        #[source]
+        source: nix::errno::Errno,
+    },
+    /// This system has no address-space limit.
+    #[cfg(not(unix))]
+    #[error("memory limits ({bytes} bytes asked for) need a Unix system")]
+    MemoryLimitUnsupported {
+        /// The limit asked for.
+        bytes: u64,
+    },
+    /// The kernel refused `PR_SET_NO_NEW_PRIVS`.
+    #[cfg(target_os = "linux")]
+    #[error("cannot set PR_SET_NO_NEW_PRIVS")]
+    NoNewPrivileges(#[source] nix::errno::Errno),
+    /// The kernel has Landlock but refused the ruleset.
+    #[cfg(target_os = "linux")]
+    #[error("cannot set up the Landlock sandbox")]
+    Landlock(#[source] landlock::RulesetError),
+    /// The seccomp filter could not be built or installed.
+    #[error(transparent)]
+    Seccomp(#[from] SeccompError),
+}
+
+/// Limits the process's address space to `bytes` (`RLIMIT_AS`): a runaway
+/// allocation in the pack then fails instead of exhausting the machine.
+///
+/// # Errors
+///
+/// The kernel refused the limit.
+pub(crate) fn limit_memory(bytes: u64) -> Result<(), SandboxError> {
+    #[cfg(unix)]
+    {
+        use nix::sys::resource::{Resource, setrlimit};
+        setrlimit(Resource::RLIMIT_AS, bytes, bytes)
+            .map_err(|source| SandboxError::MemoryLimit { bytes, source })
+    }
+    #[cfg(not(unix))]
+    {
+        Err(SandboxError::MemoryLimitUnsupported { bytes })
+    }
+}
+
+/// What Landlock made of a request.
+enum Landlock {
+    Enforced(u32),
+    Partial(u32),
+    Unconfined(String),
+}
+
+/// Enters the sandbox `request` describes, as far as the kernel allows:
+/// no new privileges (whatever is granted, so no set-user-ID program
+/// gains any), Landlock unless granted both `network` and
+/// `write-anywhere`, then the seccomp filter, which refuses its
+/// always-refused calls even then.
+///
+/// # Errors
+///
+/// The kernel refused `PR_SET_NO_NEW_PRIVS`, or has Landlock but refused
+/// the ruleset, or refused the seccomp filter.
+pub(crate) fn enter(request: &SandboxRequest) -> Result<SandboxStatus, SandboxError> {
+    no_new_privileges()?;
+    let landlock = if request.write_anywhere && request.network {
+        Landlock::Unconfined("granted network and write-anywhere".to_owned())
+    } else {
+        landlock_enter(request)?
+    };
+    let seccomp = seccomp::install(request)?;
+    Ok(match landlock {
+        Landlock::Enforced(abi) => SandboxStatus::Enforced { abi, seccomp },
+        Landlock::Partial(abi) => SandboxStatus::Partial { abi, seccomp },
+        Landlock::Unconfined(reason) => SandboxStatus::Unconfined { reason, seccomp },
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn no_new_privileges() -> Result<(), SandboxError> {
+    nix::sys::prctl::set_no_new_privs().map_err(SandboxError::NoNewPrivileges)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn no_new_privileges() -> Result<(), SandboxError> {
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
+    use landlock::{
+        ABI, Access as _, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr as _,
+        RulesetCreatedAttr as _, RulesetStatus, path_beneath_rules,
+    };
+
+    let abi = ABI::V7;
+    let fail = SandboxError::Landlock;
+    let mut ruleset = Ruleset::default();
+    if !request.write_anywhere {
+        ruleset = ruleset
+            .handle_access(AccessFs::from_write(abi))
+            .map_err(fail)?;
+    }
+    if !request.network {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(abi))
+            .map_err(fail)?;
+    }
+    let mut created = ruleset.create().map_err(fail)?;
+    if !request.write_anywhere {
+        // `/dev/null` too: writing to it is how programs discard output.
+        let writable = request
+            .writable
+            .iter()
+            .map(std::path::PathBuf::as_path)
+            .chain([std::path::Path::new("/dev/null")])
+            .filter(|path| path.exists());
+        created = created
+            .add_rules(path_beneath_rules(writable, AccessFs::from_write(abi)))
+            .map_err(fail)?;
+    }
+    let status = created.restrict_self().map_err(fail)?;
+    let abi = match status.landlock {
+        LandlockStatus::Available { effective_abi, .. } => effective_abi as u32,
+        LandlockStatus::NotEnabled | LandlockStatus::NotImplemented => 0,
+    };
+    Ok(match status.ruleset {
+        RulesetStatus::FullyEnforced => Landlock::Enforced(abi),
+        RulesetStatus::PartiallyEnforced => Landlock::Partial(abi),
+        RulesetStatus::NotEnforced => Landlock::Unconfined(
+            match status.landlock {
+                LandlockStatus::NotEnabled => "Landlock is not enabled in this kernel",
+                _ => "this kernel has no Landlock",
+            }
+            .to_owned(),
+        ),
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn landlock_enter(_request: &SandboxRequest) -> Result<Landlock, SandboxError> {
+    Ok(Landlock::Unconfined(
+        "no sandbox on this operating system".to_owned(),
+    ))
+}
