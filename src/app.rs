@@ -176,7 +176,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
                 .set_approver(Arc::new(match (args.approve_all, args.decline_all) {
                     (true, _) => FlagAnswer::ApproveAll,
                     (_, true) => FlagAnswer::DeclineAll,
-                    _ => FlagAnswer::None,
+                    _ => FlagAnswer::Nobody(approve::flags::NO_PERSON_IN_RUN),
                 }))
         }
         Command::Repl(_) => agent.session.set_approver(Arc::new(TerminalApprover)),

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use xcsh_core::{
     Answer, ApprovalRequest, Approver, JournalEvent, Policy, ProviderCapabilities, ToolChoice,
 };
-use xcsh_model::{Api, Bounds, EndReason, ModelLoop, ModelSettings, Provider, Rung, ladder::Cause};
+use xcsh_model::{
+    AnswerLimits, Api, Bounds, EndReason, ModelLoop, ModelSettings, Provider, Rung, ladder::Cause,
+};
 use xcsh_test_support::ModelServer;
 
 use crate::support::{
@@ -24,7 +26,10 @@ fn settings(server: &ModelServer, stream: bool) -> ModelSettings {
         model: "smollm2-135m".into(),
         api_key_env: None,
         stream,
-        request_timeout: Some(std::time::Duration::from_secs(120)),
+        limits: AnswerLimits {
+            request_time: Some(std::time::Duration::from_secs(120)),
+            ..AnswerLimits::default()
+        },
     }
 }
 
