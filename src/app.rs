@@ -163,6 +163,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
             addr: xcsh_mcp::http::parse_addr(addr)?,
             idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
             token_file,
+            listing: args.list_resolve,
+            orphan_timeout: (!args.orphan_timeout.is_zero()).then_some(args.orphan_timeout),
         };
         xcsh_mcp::http::serve(options, Arc::new(start))?;
         return Ok(ExitCode::SUCCESS);
@@ -188,7 +190,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Tools(args) => tools::run(&agent, args)?,
         Command::Run(args) => run::run(&agent, args)?,
         Command::Repl(_) => repl::run(&agent)?,
-        Command::Mcp(_) => xcsh_mcp::serve(agent)?,
+        Command::Mcp(args) => xcsh_mcp::serve(agent, args.list_resolve)?,
         Command::Agent(args) => return agent_cmd::run(&agent, args, &collected.settings),
         Command::Pack(_) | Command::Trust(_) | Command::Journal(_) | Command::Undo(_) => {
             unreachable!("handled before any pack loads")

@@ -374,6 +374,18 @@ pub struct McpArgs {
     /// With --http: let requests in without the bearer token.
     #[arg(long, requires = "http")]
     pub no_token: bool,
+    /// When `resolve` is in the tool list: `always` (for clients that keep
+    /// their first list; with nothing pending it says so), or
+    /// `while-pending` (listed only while something is pending, with
+    /// notifications/tools/list_changed at each change).
+    #[arg(long, value_name = "always|while-pending", default_value = "always")]
+    pub list_resolve: xcsh_mcp::listing::ResolveListing,
+    /// With --http: end a session that has something pending SECONDS
+    /// after its client's event stream (GET) closed without a DELETE,
+    /// unless the client opens one again (0: only --idle-timeout).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds,
+          requires = "http")]
+    pub orphan_timeout: Duration,
 }
 
 /// Options of `xcsh agent`. The model comes from these flags, else the

@@ -22,6 +22,7 @@ mod mcp_http;
 mod mcp_http_modern;
 mod mcp_http_server;
 mod mcp_http_token;
+mod mcp_listing;
 mod mcp_logging;
 mod mcp_progress;
 mod mcp_shutdown;
