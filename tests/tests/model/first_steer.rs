@@ -101,11 +101,11 @@ impl Observer for Count {
                     self.tally.pending_requests += 1;
                 }
             }
-            Event::Call { call, result } if call.name == "batch_rename_preview" => {
-                if !result.is_error {
-                    self.tally.previews += 1;
-                    self.pending = true;
-                }
+            Event::Call { call, result }
+                if call.name == "batch_rename_preview" && !result.is_error =>
+            {
+                self.tally.previews += 1;
+                self.pending = true;
             }
             Event::Call { call, result } if call.name == "resolve" && !result.is_error => {
                 self.tally.resolved += 1;
