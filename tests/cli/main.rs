@@ -3,6 +3,7 @@
 //! `xcsh_test_support`), in temporary working and home directories.
 
 mod agent;
+mod agent_local;
 mod agent_server;
 mod approvals;
 mod confinement;
