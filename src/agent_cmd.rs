@@ -5,8 +5,9 @@
 //! The model comes from the flags, else the user's config's `[model]`
 //! table; a key is only ever read from the environment variable named
 //! there. The conversation prints as `xcsh run --pretty` prints calls
-//! (`--json`: one JSON line per event). Ctrl-C ends the loop at its next
-//! check, and what is pending is discarded, as at every session end.
+//! (`--json`: one JSON line per event). Ctrl-C ends an open request at
+//! once and the loop at its next check, and what is pending is discarded,
+//! as at every session end.
 
 use std::io::{self, IsTerminal as _, Read as _, Write as _};
 use std::process::ExitCode;
@@ -15,10 +16,11 @@ use std::sync::Arc;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 use xcsh_agent::Agent;
-use xcsh_agent::approve::flags::FlagAnswer;
+use xcsh_agent::approve::flags::{FlagAnswer, NO_PERSON_IN_AGENT};
 use xcsh_core::{ProviderCapabilities, Session};
 use xcsh_model::{
-    Bounds, Conversation, DEFAULT_SYSTEM_PROMPT, EndReason, Event, ModelLoop, Observer, Outcome,
+    AnswerLimits, Bounds, Conversation, DEFAULT_SYSTEM_PROMPT, EndReason, Event, ModelLoop,
+    Observer, Outcome,
 };
 use xcsh_script::{PENDING_SHOWN, Step};
 use xcsh_sources::Settings;
@@ -30,6 +32,9 @@ use crate::terminal_approver::TerminalApprover;
 
 /// Marks a step down the tool-choice ladder in the conversation.
 pub const LADDER: &str = "↓";
+
+/// Marks a request sent again after a transient failure.
+pub const RETRY: &str = "↻";
 
 /// Who answers an `ask`: the person at the terminal when the task came on
 /// the command line and standard input is a terminal, else the flags.
@@ -44,7 +49,9 @@ pub fn set_approver(agent: &Agent, args: &AgentArgs) {
         None if !args.task.is_empty() && io::stdin().is_terminal() => {
             agent.session.set_approver(Arc::new(TerminalApprover));
         }
-        None => agent.session.set_approver(Arc::new(FlagAnswer::None)),
+        None => agent
+            .session
+            .set_approver(Arc::new(FlagAnswer::Nobody(NO_PERSON_IN_AGENT))),
     }
 }
 
@@ -59,14 +66,26 @@ pub fn set_approver(agent: &Agent, args: &AgentArgs) {
 pub fn run(agent: &Agent, args: &AgentArgs, settings: &Settings) -> anyhow::Result<ExitCode> {
     let task = task(args)?;
     let config = settings.model.as_ref();
-    let model =
+    let mut model =
         xcsh_agent::model::model_settings(&args.model, config).map_err(anyhow::Error::msg)?;
+    let first_steer =
+        xcsh_agent::model::first_steer(&args.model, config).map_err(anyhow::Error::msg)?;
+    model.limits = AnswerLimits {
+        bytes: args.max_answer_bytes,
+        argument_bytes: args.max_argument_bytes,
+        request_time: nonzero(args.request_timeout),
+        read_time: nonzero(args.read_timeout),
+        ..AnswerLimits::default()
+    };
     let provider = model.connect()?;
     let capabilities = xcsh_agent::model::capabilities(&args.model, config);
     let bounds = Bounds {
         turns: args.max_turns,
         tokens: args.max_tokens,
+        answer_tokens: args.max_answer_tokens,
+        calls_per_answer: args.max_calls_per_answer,
         time: (args.time_limit > 0).then(|| std::time::Duration::from_secs(args.time_limit)),
+        retries: args.retries,
         ..Bounds::default()
     };
     let mut model_loop = ModelLoop::new(
@@ -74,7 +93,8 @@ pub fn run(agent: &Agent, args: &AgentArgs, settings: &Settings) -> anyhow::Resu
         Arc::from(provider),
         capabilities,
         bounds,
-    );
+    )
+    .first_steer(first_steer);
     let cancel = model_loop.cancellation();
     if let Err(error) = ctrlc::set_handler(move || cancel.cancel()) {
         tracing::warn!("Ctrl-C cannot stop the agent: {error}");
@@ -112,6 +132,11 @@ pub fn run(agent: &Agent, args: &AgentArgs, settings: &Settings) -> anyhow::Resu
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `None` for zero (no limit).
+fn nonzero(duration: std::time::Duration) -> Option<std::time::Duration> {
+    (!duration.is_zero()).then_some(duration)
 }
 
 /// `Agent stopped: {reason}`, and how many actions were discarded.
@@ -188,6 +213,22 @@ impl Observer for Printer {
             _ if self.json => Some(serde_json::to_string(&event).expect("an event serialises")),
             Event::Text { text, .. } => Some(model_text(text)),
             Event::Ladder { step } => Some(format!("{LADDER} {}", escape::line(&step.to_string()))),
+            Event::Retry {
+                attempt,
+                attempts,
+                delay,
+                error,
+            } => Some(format!(
+                "{RETRY} {}; retrying in {} s (attempt {attempt} of {attempts})",
+                escape::line(error),
+                delay.as_secs_f64()
+            )),
+            Event::NotRun { call, message } => Some(format!(
+                "{} {}  {}",
+                render::FAILED,
+                escape::line(&call.name),
+                escape::line(message)
+            )),
             _ => None,
         };
         let mut out = io::stdout().lock();

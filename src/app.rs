@@ -81,7 +81,7 @@ fn run_command(args: &RunArgs, verbose: u8) -> anyhow::Result<ExitCode> {
     let answer = match (args.approve_all, args.decline_all) {
         (true, _) => FlagAnswer::ApproveAll,
         (_, true) => FlagAnswer::DeclineAll,
-        _ => FlagAnswer::None,
+        _ => FlagAnswer::Nobody(approve::flags::NO_PERSON_IN_RUN),
     };
     started.agent.session.set_approver(Arc::new(answer));
     crate::run::run(&started.agent, args)?;
@@ -106,7 +106,7 @@ fn repl_command(args: &ReplArgs, verbose: u8) -> anyhow::Result<ExitCode> {
 fn mcp_command(args: &McpArgs, verbose: u8) -> anyhow::Result<ExitCode> {
     let Started { agent, plan } = start_session(&args.packs, verbose)?;
     let Some(addr) = &args.http else {
-        xcsh_mcp::serve(agent)?;
+        xcsh_mcp::serve(agent, args.list_resolve)?;
         return Ok(ExitCode::SUCCESS);
     };
     // The first session served only to load and report the packs once;
@@ -131,6 +131,8 @@ fn mcp_command(args: &McpArgs, verbose: u8) -> anyhow::Result<ExitCode> {
         addr: xcsh_mcp::http::parse_addr(addr)?,
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
         token_file,
+        listing: args.list_resolve,
+        orphan_timeout: (!args.orphan_timeout.is_zero()).then_some(args.orphan_timeout),
     };
     xcsh_mcp::http::serve(options, Arc::new(move || plan.start_another()))?;
     Ok(ExitCode::SUCCESS)

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
+use xcsh_model::AnswerLimits;
 pub use xcsh_sources::{ModelArgs, PackArgs};
 
 /// Where packs come from, for `--help`.
@@ -380,6 +381,18 @@ pub struct McpArgs {
     /// With --http: let requests in without the bearer token.
     #[arg(long, requires = "http")]
     pub no_token: bool,
+    /// When `resolve` is in the tool list: `always` (for clients that keep
+    /// their first list; with nothing pending it says so), or
+    /// `while-pending` (listed only while something is pending, with
+    /// notifications/tools/list_changed at each change).
+    #[arg(long, value_name = "always|while-pending", default_value = "always")]
+    pub list_resolve: xcsh_mcp::listing::ResolveListing,
+    /// With --http: end a session that has something pending SECONDS
+    /// after its client's event stream (GET) closed without a DELETE,
+    /// unless the client opens one again (0: only --idle-timeout).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds,
+          requires = "http")]
+    pub orphan_timeout: Duration,
 }
 
 /// Options of `xcsh agent`. The model comes from these flags, else the
@@ -407,9 +420,52 @@ pub struct AgentArgs {
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub max_tokens: u64,
 
-    /// Stop after SECONDS of wall time (0: no limit).
+    /// Stop after SECONDS of wall time (0: no limit); a request out at
+    /// that moment ends then.
     #[arg(long, value_name = "SECONDS", default_value_t = 1800)]
     pub time_limit: u64,
+
+    /// The most tokens of one answer (each request's max_tokens).
+    #[arg(long, value_name = "N", default_value_t = 4096,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_answer_tokens: u32,
+
+    /// The most bytes of one answer as the server sends it, streamed or
+    /// not; a larger one is an error.
+    #[arg(long, value_name = "BYTES", default_value_t = AnswerLimits::DEFAULT_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_answer_bytes: u64,
+
+    /// The most bytes of one tool call's arguments; larger ones are an
+    /// error.
+    #[arg(long, value_name = "BYTES", default_value_t = AnswerLimits::DEFAULT_ARGUMENT_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_argument_bytes: u64,
+
+    /// The most tool calls of one answer that run; the others are refused
+    /// back to the model, not run.
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_calls_per_answer: u32,
+
+    /// Give up on one model request after SECONDS, connection to the
+    /// answer's last byte (0: only the time limit).
+    #[arg(long, value_name = "SECONDS", default_value = "600", value_parser = parse_seconds)]
+    pub request_timeout: Duration,
+
+    /// Give up when the model server sends nothing for SECONDS: no
+    /// headers yet, or no next chunk (0: only the request's limits). A
+    /// whole answer (--no-stream) comes at once when the model is done,
+    /// so this is also the longest it may think.
+    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds)]
+    pub read_timeout: Duration,
+
+    /// Send a request again, up to N times, when it failed for a reason
+    /// that passes (connection refused or reset, HTTP 408, 429, 502, 503,
+    /// 504, 529), waiting 1 s, then 2 s, ... (or the server's
+    /// Retry-After), within the time limit.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub retries: u32,
 
     /// Answer yes to every apply a policy puts to a person, when there is
     /// no terminal to ask on.
@@ -423,6 +479,14 @@ pub struct AgentArgs {
     /// Tool packs to load.
     #[command(flatten)]
     pub packs: PackArgs,
+}
+
+/// A non-negative number of seconds (fractions allowed).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+        .ok_or_else(|| format!("expected a number of seconds, 0 or more, not {text:?}"))
 }
 
 #[cfg(test)]

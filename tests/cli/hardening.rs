@@ -299,15 +299,14 @@ fn an_mcp_call_past_the_time_limit_is_answered_at_the_limit_and_its_late_push_re
     ));
     let outcome = text(&server.until(4).pop().unwrap());
     assert_eq!(outcome, xcsh_core::PUSH_OUTSIDE_CALL, "{outcome}");
-    server.send_json(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}));
-    let listed = server.until(5).pop().unwrap();
-    let names: Vec<&str> = listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert!(!names.contains(&"resolve"), "nothing pending: {names:?}");
+    // The refused push left nothing for resolve.
+    server.send_json(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "resolve", "arguments": {"action": "apply", "reason": "check"}}}));
+    let resolved = text(&server.until(5).pop().unwrap());
+    assert_eq!(
+        resolved, "No pending action to resolve. Nothing to apply or discard.",
+        "nothing pending"
+    );
     let (status, _) = server.finish();
     assert!(status.success());
 }

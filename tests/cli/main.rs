@@ -3,6 +3,8 @@
 //! `xcsh_test_support`), in temporary working and home directories.
 
 mod agent;
+mod agent_local;
+mod agent_server;
 mod approvals;
 mod confinement;
 mod crash;
@@ -21,6 +23,7 @@ mod mcp_http;
 mod mcp_http_modern;
 mod mcp_http_server;
 mod mcp_http_token;
+mod mcp_listing;
 mod mcp_logging;
 mod mcp_progress;
 mod mcp_shutdown;

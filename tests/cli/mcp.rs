@@ -56,12 +56,12 @@ const DISCARDED_AT_END: &str =
 
 #[test]
 fn an_mcp_client_previews_resolves_and_is_told_when_resolve_comes_and_goes() {
-    mcp_session_over(&[]);
+    mcp_session_over(&["--list-resolve", "while-pending"]);
 }
 
 #[test]
 fn an_mcp_client_sees_the_same_with_the_pack_isolated() {
-    mcp_session_over(&["--isolate"]);
+    mcp_session_over(&["--list-resolve", "while-pending", "--isolate"]);
 }
 
 /// The whole client session, with `options` for `xcsh mcp`.
@@ -273,7 +273,7 @@ fn an_ask_apply_is_put_to_the_clients_user_through_elicitation() {
     assert_eq!(decline["apply"]["modelSees"], declined);
     assert_eq!(
         decline["toolsAfterApply"],
-        json!(["ast_edit", "batch_rename_preview"])
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
     );
 
     // No elicitation: an error saying so, which the model reads whichever
@@ -339,7 +339,7 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     );
     assert_eq!(
         accept["toolsAfterApply"],
-        json!(["ast_edit", "batch_rename_preview"])
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
     );
 
     // Decline: discarded through reject, and the model reads the reason.
@@ -353,7 +353,7 @@ fn an_ask_apply_is_put_to_a_2026_client_through_an_input_required_result() {
     );
     assert_eq!(
         decline["toolsAfterApply"],
-        json!(["ast_edit", "batch_rename_preview"])
+        json!(["resolve", "ast_edit", "batch_rename_preview"])
     );
 
     // No elicitation declared: an error saying so; the action stays pending.

@@ -32,6 +32,9 @@ fn http_sessions_keep_their_own_stacks_refuse_strangers_and_end_with_the_usual_d
         "mcp",
         "--http",
         "127.0.0.1:0",
+        // Per-session stacks show in each session's tool list.
+        "--list-resolve",
+        "while-pending",
         // Long enough that session a, idle while b works, outlives a
         // loaded machine's slow steps; short enough to wait for.
         "--idle-timeout",

@@ -34,6 +34,9 @@ fn http_serves_2026_07_28_requests_from_one_session_as_stdio_does() {
         "mcp",
         "--http",
         "127.0.0.1:0",
+        // Per-session stacks show in each session's tool list.
+        "--list-resolve",
+        "while-pending",
         "--ask",
         "all",
         "--token-file",

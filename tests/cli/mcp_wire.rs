@@ -128,7 +128,9 @@ fn a_request_before_initialize_is_told_to_initialize_first() {
     server.send(br#"{"jsonrpc": "2.0", "id": 10, "method": "tools/list"}"#);
     let listed = server.answer();
     assert_eq!(listed["id"], 10);
-    assert_eq!(listed["result"]["tools"][0]["name"], "ast_edit");
+    // `resolve` is listed always (the default).
+    assert_eq!(listed["result"]["tools"][0]["name"], "resolve");
+    assert_eq!(listed["result"]["tools"][1]["name"], "ast_edit");
 }
 
 #[test]

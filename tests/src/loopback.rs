@@ -1,11 +1,14 @@
 //! A loopback HTTP server that records each request and answers from a
-//! script, for the `xcsh agent` tests of request shapes: enough HTTP/1.1
-//! for one POST per connection (each answer closes it).
+//! script, for the `xcsh agent` tests of request shapes and of hostile
+//! servers: enough HTTP/1.1 for one POST per connection (each answer
+//! closes it). A [`RawScript`] writes the answer itself: slowly, without
+//! end, cut short.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -36,6 +39,13 @@ pub type Answer = (u16, &'static str, String);
 /// Chooses the answer to one request.
 pub type Script = Box<dyn FnOnce(&Seen) -> Answer + Send>;
 
+/// Answers one request by writing to its connection (then closed).
+pub type RawScript = Box<dyn FnOnce(&Seen, TcpStream) + Send>;
+
+/// The longest a raw script waits on a client (so no server thread
+/// outlives a test by much).
+pub const HOLD_AT_MOST: Duration = Duration::from_secs(120);
+
 /// The server; answers the requests it is given, in order, then stops.
 #[derive(Debug)]
 pub struct Loopback {
@@ -49,6 +59,22 @@ impl Loopback {
     /// Serves one connection per answer of `answers`, in order; each
     /// answer is chosen after seeing the request.
     pub fn serve(answers: Vec<Script>) -> Self {
+        Self::serve_raw(
+            answers
+                .into_iter()
+                .map(|answer| -> RawScript {
+                    Box::new(move |request, stream| {
+                        let (status, content_type, body) = answer(request);
+                        write_answer(stream, status, content_type, &body);
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// Serves one connection per script of `answers`, in order; each
+    /// writes its answer itself once the request is read (and recorded).
+    pub fn serve_raw(answers: Vec<RawScript>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -59,9 +85,8 @@ impl Loopback {
                     return;
                 };
                 let request = read_request(&stream);
-                let (status, content_type, body) = answer(&request);
-                kept.lock().unwrap().push(request);
-                write_answer(stream, status, content_type, &body);
+                kept.lock().unwrap().push(request.clone());
+                answer(&request, stream);
             }
         });
         Self {
@@ -143,4 +168,50 @@ pub fn events(events: &[Value]) -> String {
             )
         })
         .collect()
+}
+
+/// Writes a status line and headers for a body of `length` bytes, or a
+/// body that ends when the connection closes (`None`).
+pub fn write_head(stream: &mut TcpStream, status: u16, content_type: &str, length: Option<usize>) {
+    let length = length.map_or(String::new(), |length| {
+        format!("content-length: {length}\r\n")
+    });
+    let head = format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\n{length}connection: close\r\n\r\n"
+    );
+    let _ = stream.write_all(head.as_bytes());
+}
+
+/// Keeps the connection open, reading nothing more, until the client
+/// closes it (or [`HOLD_AT_MOST`] passes).
+pub fn hold(mut stream: TcpStream) {
+    let started = Instant::now();
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+    let mut buffer = [0; 1024];
+    while started.elapsed() < HOLD_AT_MOST {
+        match stream.read(&mut buffer) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Writes `piece` again and again, every `every`, until the client closes
+/// the connection (or [`HOLD_AT_MOST`] passes).
+pub fn repeat(mut stream: TcpStream, piece: &[u8], every: Duration) {
+    let started = Instant::now();
+    while started.elapsed() < HOLD_AT_MOST {
+        if stream.write_all(piece).is_err() {
+            return;
+        }
+        if !every.is_zero() {
+            std::thread::sleep(every);
+        }
+    }
 }

@@ -3,14 +3,9 @@
 //! drops that with a warning). A key is only ever read, when the provider
 //! connects, from the environment variable named here.
 
-use std::time::Duration;
-
 use xcsh_core::ProviderCapabilities;
-use xcsh_model::{Api, ModelSettings};
+use xcsh_model::{AnswerLimits, Api, FirstSteer, ModelSettings};
 use xcsh_sources::{ModelArgs, ModelConfig};
-
-/// The longest one model request may take, connection to last byte.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The model settings from the flags, else the user's `[model]` table.
 ///
@@ -61,8 +56,22 @@ pub fn model_settings(
             .clone()
             .or_else(|| from_config(|c| c.api_key_env.as_ref())),
         stream: !flags.no_stream && config.and_then(|c| c.stream).unwrap_or(true),
-        request_timeout: Some(REQUEST_TIMEOUT),
+        limits: AnswerLimits::default(),
     })
+}
+
+/// How the request after a preview steers the model: the flag, else the
+/// `[model]` table's `first_steer`, else [`FirstSteer::default`].
+///
+/// # Errors
+///
+/// One line: a name that is not `remind` or `force`.
+pub fn first_steer(flags: &ModelArgs, config: Option<&ModelConfig>) -> Result<FirstSteer, String> {
+    flags
+        .first_steer
+        .as_deref()
+        .or_else(|| config.and_then(|c| c.first_steer.as_deref()))
+        .map_or(Ok(FirstSteer::default()), str::parse)
 }
 
 /// What the provider can be asked for: a named tool choice unless the
@@ -86,6 +95,7 @@ mod tests {
             api_key_env: Some("CONFIG_KEY_VAR".into()),
             stream: Some(false),
             named_tool_choice: Some(false),
+            first_steer: Some("remind".into()),
         }
     }
 
@@ -103,6 +113,13 @@ mod tests {
         assert!(!settings.stream);
         assert!(!capabilities(&flags, Some(&config())).named_tool_choice);
         assert!(capabilities(&flags, None).named_tool_choice);
+        assert_eq!(first_steer(&flags, Some(&config())), Ok(FirstSteer::Remind));
+        assert_eq!(first_steer(&flags, None), Ok(FirstSteer::default()));
+        let force = ModelArgs {
+            first_steer: Some("force".into()),
+            ..ModelArgs::default()
+        };
+        assert_eq!(first_steer(&force, Some(&config())), Ok(FirstSteer::Force));
     }
 
     #[test]
@@ -126,6 +143,14 @@ mod tests {
         assert_eq!(
             model_settings(&flags, None).unwrap_err(),
             "unknown model API \"gemini\": expected openai or anthropic"
+        );
+        let flags = ModelArgs {
+            first_steer: Some("gently".into()),
+            ..ModelArgs::default()
+        };
+        assert_eq!(
+            first_steer(&flags, None).unwrap_err(),
+            "unknown first steer \"gently\": expected remind or force"
         );
     }
 }

@@ -9,8 +9,9 @@
 //! `Origin` that is not this server's (DNS rebinding), and every request
 //! must carry the bearer token kept in a file only the user can read
 //! ([`super::auth`]). A session ends (its pending actions discarded and
-//! journaled, [`super::sessions`]) on DELETE, after the idle timeout, or at
-//! shutdown (SIGTERM, Ctrl-C).
+//! journaled, [`super::sessions`]) on DELETE, after the idle timeout, at
+//! shutdown (SIGTERM, Ctrl-C), or with something pending once its client
+//! has gone without a DELETE ([`super::orphans`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -30,6 +31,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::auth::{Token, UNAUTHORIZED};
 use super::elicit::ElicitingApprover;
+use super::listing::ResolveListing;
+use super::orphans::Orphans;
 use super::server::XcshServer;
 use super::sessions::Sessions;
 use xcsh_agent::Agent;
@@ -46,6 +49,12 @@ pub struct HttpOptions {
     pub idle_timeout: Duration,
     /// Where the token goes; `None`: no token is required.
     pub token_file: Option<PathBuf>,
+    /// When `resolve` is listed.
+    pub listing: ResolveListing,
+    /// How long after its client's last event stream (GET) closed a
+    /// session with something pending ends, unless the client opens one
+    /// again; `None`: only the idle timeout ends it.
+    pub orphan_timeout: Option<Duration>,
 }
 
 /// Reads `--http`'s address: `HOST:PORT`, or a bare port on 127.0.0.1.
@@ -99,6 +108,9 @@ async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Re
     let sessions = Arc::new(Sessions::default());
     let stop = CancellationToken::new();
     let services = mcp_services(&options, addr, &start, &sessions, &stop);
+    let orphans = options
+        .orphan_timeout
+        .map(|grace| Orphans::new(Arc::clone(&sessions), Arc::clone(&services.manager), grace));
     // Polled once before the address is announced, so its signal handlers
     // are in place when a client that read it stops the server.
     let mut stopped = std::pin::pin!(super::terminated());
@@ -125,11 +137,14 @@ async fn serve_async(options: HttpOptions, start: Arc<StartAgent>) -> anyhow::Re
                         continue;
                     }
                 };
-                let (services, token) = (services.clone(), Arc::clone(&token));
+                let (services, token, orphans) = (services.clone(), Arc::clone(&token), orphans.clone());
                 tokio::spawn(async move {
                     let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
-                        let (services, token) = (services.clone(), Arc::clone(&token));
-                        async move { Ok::<_, std::convert::Infallible>(answer(&services, token.as_ref().as_ref(), request).await) }
+                        let (services, token, orphans) = (services.clone(), Arc::clone(&token), orphans.clone());
+                        async move {
+                            let answered = answer(&services, token.as_ref().as_ref(), orphans.as_ref(), request).await;
+                            Ok::<_, std::convert::Infallible>(answered)
+                        }
                     });
                     let served = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), handler)
@@ -159,6 +174,8 @@ type Service = StreamableHttpService<XcshServer, LocalSessionManager>;
 struct Services {
     sessions: Service,
     sessionless: Service,
+    /// The session manager of `sessions`.
+    manager: Arc<LocalSessionManager>,
 }
 
 impl Services {
@@ -199,11 +216,13 @@ fn mcp_services(
     let runtime = tokio::runtime::Handle::current();
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(options.idle_timeout);
+    let manager = Arc::new(manager);
+    let listing = options.listing;
     let per_session = {
         let (start, sessions, runtime) = (Arc::clone(start), Arc::clone(sessions), runtime.clone());
         StreamableHttpService::new(
-            move || start_server(&start, &sessions, &runtime),
-            Arc::new(manager),
+            move || start_server(&start, &sessions, &runtime, listing),
+            Arc::clone(&manager),
             config.clone(),
         )
     };
@@ -216,7 +235,7 @@ fn mcp_services(
                 if let Some(server) = shared.as_ref() {
                     return Ok(server.clone());
                 }
-                let server = start_server(&start, &sessions, &runtime)?;
+                let server = start_server(&start, &sessions, &runtime, listing)?;
                 *shared = Some(server.clone());
                 Ok(server)
             },
@@ -227,6 +246,7 @@ fn mcp_services(
     Services {
         sessions: per_session,
         sessionless,
+        manager,
     }
 }
 
@@ -252,11 +272,13 @@ fn server_config(addr: SocketAddr, stop: CancellationToken) -> StreamableHttpSer
         .enforce_origin_validation()
 }
 
-/// A new xcsh session served as one MCP server, registered for shutdown.
+/// A new xcsh session served as one MCP server listing `resolve` as
+/// `listing` says, registered for shutdown.
 fn start_server(
     start: &Arc<StartAgent>,
     sessions: &Arc<Sessions>,
     runtime: &tokio::runtime::Handle,
+    listing: ResolveListing,
 ) -> std::io::Result<XcshServer> {
     let agent = start().map_err(|error| std::io::Error::other(format!("{error:#}")))?;
     let approver = Arc::new(ElicitingApprover::new(runtime.clone()));
@@ -264,19 +286,30 @@ fn start_server(
         .session
         .set_approver(Arc::clone(&approver) as Arc<dyn xcsh_core::Approver>);
     let agent = Arc::new(agent);
-    let server = XcshServer::new(Arc::clone(&agent)).asking_through(Arc::clone(&approver));
+    let mcp_id = Arc::new(std::sync::OnceLock::new());
+    let server = XcshServer::new(Arc::clone(&agent))
+        .listing_resolve(listing)
+        .asking_through(Arc::clone(&approver))
+        .knowing_session_id(Arc::clone(&mcp_id));
     let _entered = runtime.enter();
     let watcher = server.watch_pushes();
-    let live = sessions.add(agent, approver, watcher);
+    let live = sessions.add(agent, approver, watcher, mcp_id);
     Ok(server.holding(live))
 }
 
-/// Answers one request: refused without the token, else rmcp's answer.
+/// Answers one request: refused without the token, else rmcp's answer;
+/// a session's event stream (GET) is watched for its client going away.
 async fn answer(
     services: &Services,
     token: Option<&Token>,
+    orphans: Option<&Arc<Orphans>>,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, std::convert::Infallible>> {
+    let stream_of = (request.method() == http::Method::GET)
+        .then(|| request.headers().get("mcp-session-id"))
+        .flatten()
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
     let mut response = if let Some(token) = token
         && !token.admits(request.headers())
     {
@@ -291,6 +324,11 @@ async fn answer(
     } else {
         services.for_request(&request).handle(request).await
     };
+    if let (Some(orphans), Some(id)) = (orphans, stream_of)
+        && response.status() == StatusCode::OK
+    {
+        response = response.map(|body| orphans.watch(id, body).boxed());
+    }
     // A refusal may come before the request's body was read, and then
     // hyper closes the connection after the answer: say so, or a client
     // that reuses the connection sends its next request into the closing

@@ -2,8 +2,11 @@
 //! client over standard input and output (one connection, one session).
 //!
 //! - `tools/list` lists the offered tools with their JSON schemas, labels
-//!   as titles and hints as annotations; `resolve` only while something is
-//!   pending, with `notifications/tools/list_changed` whenever that changes.
+//!   as titles and hints as annotations, and `resolve` always
+//!   ([`listing::ResolveListing::Always`], for clients that keep their
+//!   first list) or only while something is pending, with
+//!   `notifications/tools/list_changed` whenever that changes
+//!   ([`listing::ResolveListing::WhilePending`]).
 //! - `tools/call` runs the tool in the session, one call at a time. A call
 //!   that pushed a pending action ends with the preview reminder
 //!   ([`xcsh_core::PREVIEW_REMINDER`]) as its last text block. Tool errors
@@ -38,8 +41,10 @@ pub mod auth;
 pub mod convert;
 pub mod elicit;
 pub mod http;
+pub mod listing;
 pub mod logging;
 pub mod notify;
+pub mod orphans;
 pub mod progress;
 pub mod request_states;
 pub mod server;
@@ -54,16 +59,18 @@ use std::time::Duration;
 use anyhow::Context as _;
 use rmcp::ServiceExt as _;
 
+use listing::ResolveListing;
 use server::XcshServer;
 use xcsh_agent::Agent;
 
 /// Serves `agent`'s session over standard input and output until the
-/// client disconnects, then discards whatever is still pending.
+/// client disconnects, then discards whatever is still pending; lists
+/// `resolve` as `listing` says.
 ///
 /// # Errors
 ///
 /// The async runtime cannot start.
-pub fn serve(agent: Agent) -> anyhow::Result<()> {
+pub fn serve(agent: Agent, listing: ResolveListing) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -72,7 +79,9 @@ pub fn serve(agent: Agent) -> anyhow::Result<()> {
     agent
         .session
         .set_approver(Arc::clone(&approver) as Arc<dyn xcsh_core::Approver>);
-    let server = XcshServer::new(Arc::new(agent)).asking_through(Arc::clone(&approver));
+    let server = XcshServer::new(Arc::new(agent))
+        .listing_resolve(listing)
+        .asking_through(Arc::clone(&approver));
     runtime.block_on(serve_stdio(server, &approver));
     // The read of standard input runs on a blocking thread that only
     // returns with the next line; after a signal it must not hold the

@@ -1,6 +1,8 @@
-//! `notifications/tools/list_changed`: `resolve` is listed only while
+//! `notifications/tools/list_changed`: with
+//! [`ResolveListing::WhilePending`], `resolve` is listed only while
 //! something is pending, so the tool list changes whenever the stack goes
-//! from empty to not empty or back.
+//! from empty to not empty or back. With [`ResolveListing::Always`] the
+//! list never changes, and nothing is sent.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -8,6 +10,8 @@ use std::time::Duration;
 
 use rmcp::service::{Peer, RoleServer, SubscriptionSink};
 use xcsh_core::PendingActionStore;
+
+use super::listing::ResolveListing;
 use xcsh_core::sync::lock;
 
 /// Tells the client when the offered tools change.
@@ -18,6 +22,8 @@ use xcsh_core::sync::lock;
 #[derive(Debug)]
 pub struct ListChanged {
     store: Arc<PendingActionStore>,
+    /// When `resolve` is listed.
+    listing: ResolveListing,
     /// Whether the client was last told that `resolve` is listed; held
     /// while a notification is sent, so a caller that finds nothing to do
     /// knows any notification due was already written.
@@ -43,10 +49,12 @@ async fn send<E: std::fmt::Display>(what: &str, sending: impl Future<Output = Re
 
 impl ListChanged {
     /// A notifier for the tool list of the session owning `store`, which
-    /// has nothing pending yet as far as the client knows.
-    pub fn new(store: Arc<PendingActionStore>) -> Self {
+    /// has nothing pending yet as far as the client knows, listing
+    /// `resolve` as `listing` says.
+    pub fn new(store: Arc<PendingActionStore>, listing: ResolveListing) -> Self {
         Self {
             store,
+            listing,
             announced: tokio::sync::Mutex::new(false),
             peer: Mutex::new(None),
             streams: Mutex::new(Vec::new()),
@@ -82,6 +90,9 @@ impl ListChanged {
     /// Sends `notifications/tools/list_changed` if `resolve`'s presence in
     /// the list changed since the client was last told.
     pub async fn sync(&self) {
+        if self.listing == ResolveListing::Always {
+            return;
+        }
         let mut announced = self.announced.lock().await;
         let offered = self.store.has_pending();
         if *announced == offered {

@@ -1,8 +1,8 @@
 //! The MCP server of one connection: its session's tools, one call at a
 //! time, and the list-changed notifications.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -16,17 +16,13 @@ use xcsh_core::{CancellationToken, RESOLVE_TOOL_NAME, Subscription, ToolCall, To
 
 use super::convert;
 use super::elicit::{ElicitingApprover, ModernCall};
+use super::listing::ResolveListing;
 use super::logging::{ClientLogLevel, Logs};
 use super::notify::ListChanged;
 use super::progress::Progress;
 use super::stdio::input_closed;
 use super::timed_call;
 use xcsh_agent::Agent;
-
-/// What the server tells a client model in `initialize` (and discovery).
-pub const INSTRUCTIONS: &str = "Destructive tools only preview: they register a pending action \
-and change nothing. Call `resolve` with {\"action\": \"apply\" | \"discard\", \"reason\": \"...\"} \
-to apply or discard the newest one; `resolve` is listed only while something is pending.";
 
 /// Serves one session's tools to one MCP client.
 #[derive(Clone, Debug)]
@@ -47,6 +43,10 @@ pub struct XcshServer {
     /// Kept alive as long as the server (an HTTP session's end, see
     /// `super::sessions`).
     held: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// When `resolve` is listed.
+    listing: ResolveListing,
+    /// Where the HTTP session's id goes once a request names it.
+    session_id: Option<Arc<OnceLock<String>>>,
 }
 
 impl XcshServer {
@@ -56,12 +56,48 @@ impl XcshServer {
         Self {
             agent,
             calls: Arc::new(tokio::sync::Mutex::new(())),
-            list_changed: Arc::new(ListChanged::new(store)),
+            list_changed: Arc::new(ListChanged::new(store, ResolveListing::default())),
             next_call: Arc::new(AtomicU64::new(1)),
             log_level: Arc::default(),
             input_closed: None,
             approver: None,
             held: None,
+            listing: ResolveListing::default(),
+            session_id: None,
+        }
+    }
+
+    /// Lists `resolve` as `listing` says (the default:
+    /// [`ResolveListing::Always`]).
+    pub fn listing_resolve(mut self, listing: ResolveListing) -> Self {
+        let store = Arc::clone(self.agent.session.store());
+        self.list_changed = Arc::new(ListChanged::new(store, listing));
+        self.listing = listing;
+        self
+    }
+
+    /// Writes the MCP session's id (`Mcp-Session-Id`) into `cell` at the
+    /// first request that carries it (see `super::sessions`).
+    pub fn knowing_session_id(mut self, cell: Arc<OnceLock<String>>) -> Self {
+        self.session_id = Some(cell);
+        self
+    }
+
+    /// Notes the session id the request of `context` carries.
+    fn note_session_id(&self, context: &RequestContext<RoleServer>) {
+        let Some(cell) = &self.session_id else {
+            return;
+        };
+        if cell.get().is_some() {
+            return;
+        }
+        let id = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|value| value.to_str().ok());
+        if let Some(id) = id {
+            let _ = cell.set(id.to_owned());
         }
     }
 
@@ -146,7 +182,7 @@ impl ServerHandler for XcshServer {
         .with_server_info(
             Implementation::new("xcsh", env!("CARGO_PKG_VERSION")).with_title("xcsh tool packs"),
         )
-        .with_instructions(INSTRUCTIONS)
+        .with_instructions(self.listing.instructions())
     }
 
     // rmcp marks MCP logging deprecated (SEP-2577); the 2025 revisions
@@ -167,15 +203,26 @@ impl ServerHandler for XcshServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.list_changed.set_peer(&context.peer);
-        let tools = self
-            .agent
-            .session
-            .offered_tools()
+        self.note_session_id(&context);
+        let session = &self.agent.session;
+        let tools = match self.listing {
+            ResolveListing::Always => session
+                .tools()
+                .into_iter()
+                .filter(|tool| tool.offered() || tool.name() == RESOLVE_TOOL_NAME)
+                .collect(),
+            ResolveListing::WhilePending => session.offered_tools(),
+        };
+        let tools = tools
             .iter()
             .map(|tool| convert::tool(tool.as_ref()))
             .collect();
-        // The list changes with the pending stack: never cache it.
-        Ok(ListToolsResult::with_all_items(tools).with_ttl_ms(0))
+        let result = ListToolsResult::with_all_items(tools);
+        Ok(match self.listing {
+            ResolveListing::Always => result,
+            // The list changes with the pending stack: never cache it.
+            ResolveListing::WhilePending => result.with_ttl_ms(0),
+        })
     }
 
     async fn call_tool(
@@ -184,6 +231,7 @@ impl ServerHandler for XcshServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.list_changed.set_peer(&context.peer);
+        self.note_session_id(&context);
         if let Some(approver) = &self.approver {
             approver.set_peer(&context.peer);
         }

@@ -1,12 +1,13 @@
 //! The xcsh sessions of `xcsh mcp --http`: one per MCP session, each with
 //! its own pending stack, policies and journal entries, ended as every
 //! session ends (what is pending is discarded through its reject code and
-//! journaled) when the MCP session ends: a DELETE, the idle timeout, or the
-//! server's shutdown.
+//! journaled) when the MCP session ends: a DELETE, the idle timeout, the
+//! server's shutdown, or, with something pending, its client gone without
+//! a DELETE ([`super::orphans`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use xcsh_core::sync::lock;
 
@@ -24,6 +25,8 @@ pub struct LiveSession {
     _watcher: Mutex<Option<PushWatcher>>,
     key: u64,
     registry: Weak<Sessions>,
+    /// The MCP session's id, once a request named it.
+    mcp_id: Arc<OnceLock<String>>,
 }
 
 impl LiveSession {
@@ -37,6 +40,11 @@ impl LiveSession {
         lock(&self._watcher).take();
         tracing::info!(session = self.key, "MCP session ended");
         self.agent.session.end();
+    }
+
+    /// Whether the session has an action pending.
+    pub fn has_pending(&self) -> bool {
+        self.agent.session.store().has_pending()
     }
 }
 
@@ -64,12 +72,14 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    /// Registers a new session of `agent`, asking through `approver`.
+    /// Registers a new session of `agent`, asking through `approver`,
+    /// whose MCP session id its server writes into `mcp_id`.
     pub fn add(
         self: &Arc<Self>,
         agent: Arc<Agent>,
         approver: Arc<ElicitingApprover>,
         watcher: PushWatcher,
+        mcp_id: Arc<OnceLock<String>>,
     ) -> Arc<LiveSession> {
         let key = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let session = Arc::new(LiveSession {
@@ -79,10 +89,19 @@ impl Sessions {
             _watcher: Mutex::new(Some(watcher)),
             key,
             registry: Arc::downgrade(self),
+            mcp_id,
         });
         lock(&self.live).insert(key, Arc::downgrade(&session));
         tracing::info!(session = key, "MCP session started");
         session
+    }
+
+    /// The live session whose MCP session id is `mcp_id`.
+    pub fn find(&self, mcp_id: &str) -> Option<Arc<LiveSession>> {
+        lock(&self.live)
+            .values()
+            .filter_map(Weak::upgrade)
+            .find(|session| session.mcp_id.get().is_some_and(|id| id == mcp_id))
     }
 
     /// How many sessions are live.

@@ -11,7 +11,9 @@ use serde_json::{Map, Value, json};
 use xcsh_core::{CancellationToken, ToolCall, ToolChoice};
 
 use crate::api_key::ApiKey;
-use crate::http::{Http, read_events, read_json};
+use crate::http::{Exchange, Http, read_json};
+use crate::openai::check_arguments;
+use crate::sse::{Ended, cut_short, read_events};
 use crate::{Message, ModelError, ModelSettings, Provider, Reply, Request, Usage};
 
 /// The API version every request names.
@@ -49,22 +51,37 @@ impl Provider for Anthropic {
         request: &Request<'_>,
         cancel: &CancellationToken,
     ) -> Result<Reply, ModelError> {
-        let body = request_body(&self.model, request, self.stream);
+        let body = request_body(&self.model, request, self.stream).to_string();
         let mut headers = vec![("anthropic-version", ANTHROPIC_VERSION)];
         if let Some(key) = &self.key {
             headers.push(("x-api-key", key.0.as_str()));
         }
-        let response = self.http.post(&self.url, &headers, &body)?;
-        if !self.stream {
-            return parse_reply(&read_json(response, &self.url)?);
-        }
-        let mut reply = StreamedReply::default();
-        read_events(response, cancel, |_, data| {
-            let event: Value = serde_json::from_str(data)
-                .map_err(|error| ModelError::Decode(format!("a stream event: {error}")))?;
-            reply.add(&event)
+        let exchange = Exchange {
+            url: &self.url,
+            headers: &headers,
+            body: body.as_bytes(),
+            deadline: request.deadline,
+            cancel,
+        };
+        let reply = self.http.exchange(&exchange, |response, waits| {
+            if !self.stream {
+                return parse_reply(
+                    &read_json(response, waits, &self.url)?,
+                    waits.argument_bytes,
+                );
+            }
+            let mut reply = StreamedReply::new(waits.argument_bytes);
+            let ended = read_events(response, waits, &self.url, cancel, |_, data| {
+                let event: Value = serde_json::from_str(data)
+                    .map_err(|error| ModelError::Decode(format!("a stream event: {error}")))?;
+                reply.add(&event)
+            })?;
+            if ended != Ended::Complete {
+                return Err(cut_short(ended, "message_stop"));
+            }
+            reply.finish()
         })?;
-        reply.finish()
+        Ok(reply.counted(body.len()))
     }
 }
 
@@ -146,8 +163,9 @@ pub(crate) fn tool_choice(choice: &ToolChoice) -> Value {
     }
 }
 
-/// A whole (non-streamed) message.
-pub(crate) fn parse_reply(body: &Value) -> Result<Reply, ModelError> {
+/// A whole (non-streamed) message, whose calls' input is at most
+/// `argument_bytes` each.
+pub(crate) fn parse_reply(body: &Value, argument_bytes: u64) -> Result<Reply, ModelError> {
     let content = body
         .get("content")
         .and_then(Value::as_array)
@@ -163,7 +181,13 @@ pub(crate) fn parse_reply(body: &Value) -> Result<Reply, ModelError> {
                         .unwrap_or_default(),
                 );
             }
-            Some("tool_use") => reply.calls.push(tool_use(block, index)?),
+            Some("tool_use") => {
+                let input = block
+                    .get("input")
+                    .map_or(0, |input| input.to_string().len());
+                check_arguments(reply.calls.len(), input, argument_bytes)?;
+                reply.calls.push(tool_use(block, index)?);
+            }
             // Thinking and other blocks are not for the session.
             _ => {}
         }
@@ -194,6 +218,7 @@ fn usage(usage: Option<&Value>, base: Usage) -> Usage {
     Usage {
         input: field("input_tokens").unwrap_or(base.input),
         output: field("output_tokens").unwrap_or(base.output),
+        estimated: false,
     }
 }
 
@@ -206,9 +231,18 @@ struct StreamedReply {
     tools: BTreeMap<u64, (Value, String)>,
     usage: Usage,
     stopped: bool,
+    /// The most bytes of one call's input.
+    argument_bytes: u64,
 }
 
 impl StreamedReply {
+    fn new(argument_bytes: u64) -> Self {
+        Self {
+            argument_bytes,
+            ..Self::default()
+        }
+    }
+
     /// Takes one event; `false` once the message is complete.
     fn add(&mut self, event: &Value) -> Result<bool, ModelError> {
         let index = event.get("index").and_then(Value::as_u64).unwrap_or(0);
@@ -242,13 +276,14 @@ impl StreamedReply {
                         );
                     }
                     Some("input_json_delta") => {
+                        let place = self.tools.range(..index).count();
                         if let Some((_, json)) = self.tools.get_mut(&index) {
-                            json.push_str(
-                                delta
-                                    .get("partial_json")
-                                    .and_then(Value::as_str)
-                                    .unwrap_or_default(),
-                            );
+                            let piece = delta
+                                .get("partial_json")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default();
+                            check_arguments(place, json.len() + piece.len(), self.argument_bytes)?;
+                            json.push_str(piece);
                         }
                     }
                     _ => {}
@@ -273,7 +308,7 @@ impl StreamedReply {
 
     fn finish(self) -> Result<Reply, ModelError> {
         if !self.stopped {
-            return Err(ModelError::Decode(
+            return Err(ModelError::Incomplete(
                 "the stream ended before message_stop".to_owned(),
             ));
         }

@@ -21,7 +21,7 @@ impl ModelSettings {
             },
             None => None,
         };
-        let http = crate::http::Http::new(self.request_timeout);
+        let http = crate::http::Http::new(self.limits);
         Ok(match self.api {
             Api::Openai => Box::new(OpenAi::new(http, self, key)),
             Api::Anthropic => Box::new(Anthropic::new(http, self, key)),

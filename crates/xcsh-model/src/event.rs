@@ -46,6 +46,28 @@ pub enum Event<'a> {
         /// The step.
         step: &'a Step,
     },
+    /// A request failed for a transient reason and goes out again after
+    /// `delay` (also logged at warn level).
+    Retry {
+        /// The attempt about to be made, from 2.
+        attempt: u32,
+        /// The most attempts.
+        attempts: u32,
+        /// The wait before it.
+        #[serde(serialize_with = "seconds")]
+        delay: Duration,
+        /// What failed, one line.
+        error: &'a str,
+    },
+    /// A tool call of the answer was not run: the answer made more calls
+    /// than one answer may run. The model reads `message` as the call's
+    /// (error) result.
+    NotRun {
+        /// The call.
+        call: &'a ToolCall,
+        /// What the model is told.
+        message: &'a str,
+    },
 }
 
 /// Why the loop ended.

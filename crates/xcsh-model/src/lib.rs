@@ -6,16 +6,21 @@
 //! the session's thread through [`xcsh_core::drive`]), sends the
 //! results and the session's queued reminders back, and takes each
 //! request's tool choice from the session. While an action is pending the
-//! choice goes down a [`Ladder`]: `resolve` forced by name, then only
-//! `resolve` offered with `required`, then `auto` with the reminder; a
-//! rung the provider refuses is remembered for the session, a rung the
-//! model ignores is left for the action at hand, and a model that ignores
-//! every rung ends the loop with its actions discarded. Every loop is
-//! bounded ([`Bounds`]: requests, tokens, wall time) and interruptible.
+//! choice goes down a [`Ladder`]: optionally the choice left as it was
+//! with the session's reminder ([`FirstSteer::Remind`]), then `resolve`
+//! forced by name, then only `resolve` offered with `required`, then
+//! `auto` with the reminder; a rung the provider refuses is remembered for
+//! the session, a rung the model ignores is left for the action at hand,
+//! and a model that ignores every rung ends the loop with its actions
+//! discarded. Every loop is bounded ([`Bounds`]: requests, tokens, calls
+//! per answer, wall time) and interruptible (Ctrl-C ends an open request
+//! at once).
 //!
 //! Two APIs: OpenAI-compatible Chat Completions and Anthropic Messages
 //! ([`Api`], configured by [`ModelSettings`]), over ureq, streamed
-//! (server-sent events) when asked.
+//! (server-sent events) when asked. An answer is complete or it is an
+//! error, and everything a server sends is bounded ([`AnswerLimits`]:
+//! bytes, one call's arguments, every wait).
 //!
 //! Front ends (the `xcsh agent` subcommand) depend on this crate; tool
 //! packs never do.
@@ -24,7 +29,7 @@
 //! use std::sync::Arc;
 //!
 //! use xcsh_core::{ProviderCapabilities, Session};
-//! use xcsh_model::{Api, Bounds, Conversation, ModelLoop, ModelSettings};
+//! use xcsh_model::{AnswerLimits, Api, Bounds, Conversation, ModelLoop, ModelSettings};
 //!
 //! let settings = ModelSettings {
 //!     api: Api::Openai,
@@ -32,7 +37,7 @@
 //!     model: "local".to_owned(),
 //!     api_key_env: None,
 //!     stream: true,
-//!     request_timeout: None,
+//!     limits: AnswerLimits::default(),
 //! };
 //! let provider = Arc::from(settings.connect().unwrap());
 //! let session = Arc::new(Session::new("."));
@@ -53,6 +58,7 @@
 
 mod anthropic;
 mod api_key;
+mod asking;
 mod bounds;
 mod connect;
 mod conversation;
@@ -60,19 +66,24 @@ mod error;
 mod event;
 mod http;
 pub mod ladder;
+mod limits;
 mod model_loop;
 mod model_turns;
 mod observer;
 mod openai;
 mod provider;
+mod refusal;
 mod settings;
+mod sse;
+mod text;
 
 pub use anthropic::ANTHROPIC_VERSION;
 pub use bounds::Bounds;
 pub use conversation::{Conversation, Message, ToolSpec};
 pub use error::ModelError;
 pub use event::{EndReason, Event, Outcome};
-pub use ladder::{Ladder, Rung};
+pub use ladder::{FirstSteer, Ladder, Rung};
+pub use limits::AnswerLimits;
 pub use model_loop::ModelLoop;
 pub use model_turns::RESOLVE_REMINDER;
 pub use observer::Observer;

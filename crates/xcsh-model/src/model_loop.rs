@@ -6,7 +6,7 @@ use std::sync::Arc;
 use xcsh_core::{CancellationToken, ProviderCapabilities, Session};
 
 use crate::event::Outcome;
-use crate::ladder::{Ladder, Rung};
+use crate::ladder::{FirstSteer, Ladder, Rung};
 use crate::model_turns::ModelTurns;
 use crate::{Bounds, Conversation, Observer, Provider};
 
@@ -60,9 +60,17 @@ impl ModelLoop {
         }
     }
 
-    /// The token that interrupts the loop (Ctrl-C): it ends at the next
-    /// check, between requests, tool calls and stream chunks, and running
-    /// tool calls see it cancelled.
+    /// This loop, each pending action's steering starting as `first`
+    /// says (the default: [`FirstSteer::Force`]).
+    pub fn first_steer(mut self, first: FirstSteer) -> Self {
+        self.ladder = self.ladder.first_steer(first);
+        self
+    }
+
+    /// The token that interrupts the loop (Ctrl-C): an open request ends
+    /// at once (its connection is closed), a wait for a retry within a
+    /// few milliseconds, and running tool calls see it cancelled; the
+    /// loop ends at its next check.
     pub fn cancellation(&self) -> CancellationToken {
         self.cancel.clone()
     }

@@ -1,59 +1,67 @@
 //! The model loop as a [`Turns`] value: [`xcsh_core::drive`] asks it for
 //! each call and hands it each result, on the session's thread.
 //!
-//! `next_call` gives the calls of the model's last reply one by one; when
-//! none are left it checks the reply against the ladder, then the bounds,
-//! then asks the model again. `take_result` reports the call and adds its
-//! result to the conversation.
+//! `next_call` gives the calls of the model's last reply one by one (at
+//! most [`Bounds::calls_per_answer`]; the others are refused back to the
+//! model); when none are left it checks the reply against the ladder, then
+//! the bounds, then asks the model again ([`crate::asking`]).
+//! `take_result` reports the call and adds its result to the conversation.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
 use xcsh_core::{
-    CancellationToken, ProviderCapabilities, RESOLVE_TOOL_NAME, Session, ToolCall, ToolChoice,
-    ToolContext, ToolResult, Turns,
+    CancellationToken, ProviderCapabilities, Session, ToolCall, ToolChoice, ToolContext,
+    ToolResult, Turns,
 };
 
 use crate::event::{EndReason, Event};
 use crate::ladder::{Ladder, Rung};
-use crate::{Bounds, Conversation, Message, ModelError, Observer, Provider, Request, ToolSpec};
+use crate::{Bounds, Conversation, Message, Observer, Provider};
 
 /// The reminder sent again when the ladder reaches [`Rung::Auto`].
 pub const RESOLVE_REMINDER: &str = xcsh_core::PREVIEW_REMINDER;
 
 /// One run of the loop, with everything it owns while it runs.
 pub(crate) struct ModelTurns<O> {
-    provider: Arc<dyn Provider>,
-    capabilities: ProviderCapabilities,
-    bounds: Bounds,
-    cancel: CancellationToken,
-    ladder: Ladder,
-    conversation: Conversation,
-    observer: O,
-    started: Instant,
-    turns: u32,
-    tokens: u64,
+    pub(crate) provider: Arc<dyn Provider>,
+    pub(crate) capabilities: ProviderCapabilities,
+    pub(crate) bounds: Bounds,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) ladder: Ladder,
+    pub(crate) conversation: Conversation,
+    pub(crate) observer: O,
+    /// When the time limit passes.
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) turns: u32,
+    pub(crate) tokens: u64,
     /// The action whose reminder was last sent again.
-    reminded: Option<u64>,
+    pub(crate) reminded: Option<u64>,
+    /// The tool choice of the last request sent with nothing pending: the
+    /// choice [`Rung::Unforced`] leaves as it was.
+    pub(crate) unsteered: ToolChoice,
     /// The last reply's calls not yet run, in order.
-    queue: VecDeque<ToolCall>,
+    pub(crate) queue: VecDeque<ToolCall>,
+    /// The last reply's calls past [`Bounds::calls_per_answer`]: refused
+    /// back to the model once the others ran.
+    pub(crate) not_run: Vec<ToolCall>,
     /// The call running now.
     running: Option<ToolCall>,
     /// How the last reply was asked for, checked once its calls ran.
-    answered: Option<Answered>,
+    pub(crate) answered: Option<Answered>,
     /// Why the loop ended, once it has.
     ended: Option<EndReason>,
 }
 
 /// How a reply was asked for.
-struct Answered {
+pub(crate) struct Answered {
     /// The action on top of the store when it was asked.
-    top: Option<u64>,
+    pub(crate) top: Option<u64>,
     /// The ladder's rung for that action.
-    rung: Option<Rung>,
-    /// Whether the reply called `resolve`.
-    resolved: bool,
+    pub(crate) rung: Option<Rung>,
+    /// Whether the reply called `resolve` (in a call that runs).
+    pub(crate) resolved: bool,
 }
 
 /// What a run leaves: why it ended, what it used, and what it owned.
@@ -86,11 +94,15 @@ impl<O: Observer> ModelTurns<O> {
             ladder,
             conversation,
             observer,
-            started: Instant::now(),
+            deadline: bounds
+                .time
+                .and_then(|time| Instant::now().checked_add(time)),
             turns: 0,
             tokens: 0,
             reminded: None,
+            unsteered: ToolChoice::Auto,
             queue: VecDeque::new(),
+            not_run: Vec::new(),
             running: None,
             answered: None,
             ended: None,
@@ -118,6 +130,7 @@ impl<O: Observer> ModelTurns<O> {
             if let Some(call) = self.queue.pop_front() {
                 return Ok(call);
             }
+            self.refuse_not_run();
             if let Some(answered) = self.answered.take() {
                 self.check_reply(session, &answered)?;
             }
@@ -125,6 +138,28 @@ impl<O: Observer> ModelTurns<O> {
                 return Err(reason);
             }
             self.ask(session)?;
+        }
+    }
+
+    /// Answers each call past the per-answer limit with an error result
+    /// the model reads, after the calls that ran.
+    fn refuse_not_run(&mut self) {
+        let made = self.not_run.len() + self.bounds.calls_per_answer as usize;
+        for call in std::mem::take(&mut self.not_run) {
+            let message = format!(
+                "Not run: the answer made {made} tool calls and xcsh runs at most {} of one answer (--max-calls-per-answer). Call {} again in a later answer if it is still needed.",
+                self.bounds.calls_per_answer, call.name
+            );
+            self.observer.observe(Event::NotRun {
+                call: &call,
+                message: &message,
+            });
+            self.conversation.push(Message::ToolResult {
+                call_id: call.id,
+                name: call.name,
+                text: message,
+                is_error: true,
+            });
         }
     }
 
@@ -155,115 +190,13 @@ impl<O: Observer> ModelTurns<O> {
         Ok(())
     }
 
-    /// Sends one request and queues the reply's calls; a choice the
-    /// provider refused steps the ladder down and queues nothing.
-    fn ask(&mut self, session: &Session) -> Result<(), EndReason> {
-        for message in session.take_messages() {
-            self.conversation.push(Message::User(message.text));
-        }
-        let top = session.store().peek().map(|entry| entry.id());
-        let rung = top.map(|id| self.ladder.rung(id));
-        let mut tools: Vec<ToolSpec> = session
-            .offered_tools()
-            .iter()
-            .map(|tool| ToolSpec::of(tool.as_ref()))
-            .collect();
-        let choice = match rung {
-            Some(Rung::Named) => ToolChoice::Tool {
-                name: RESOLVE_TOOL_NAME.to_owned(),
-            },
-            Some(Rung::Required) => {
-                tools.retain(|tool| tool.name == RESOLVE_TOOL_NAME);
-                ToolChoice::Required
-            }
-            Some(Rung::Auto) => {
-                if self.reminded != top {
-                    self.conversation
-                        .push(Message::User(RESOLVE_REMINDER.to_owned()));
-                    self.reminded = top;
-                }
-                ToolChoice::Auto
-            }
-            None => session.tool_choice(self.capabilities),
-        };
-        self.turns += 1;
-        self.observer.observe(Event::Request {
-            turn: self.turns,
-            tool_choice: &choice,
-            tools: tools.len(),
-        });
-        let remaining = self.bounds.tokens.saturating_sub(self.tokens);
-        let request = Request {
-            conversation: &self.conversation,
-            tools: &tools,
-            choice: &choice,
-            max_tokens: self
-                .bounds
-                .answer_tokens
-                .min(u32::try_from(remaining).unwrap_or(u32::MAX))
-                .max(1),
-        };
-        let reply = match self.provider.complete(&request, &self.cancel) {
-            Ok(reply) => reply,
-            Err(ModelError::Interrupted) => return Err(EndReason::Interrupted),
-            Err(ModelError::Status { status, message })
-                if refuses_choice(status) && rung.is_some_and(|rung| rung < Rung::Auto) =>
-            {
-                let (top, rung) = (top.unwrap_or_default(), rung.unwrap_or(Rung::Auto));
-                let step = self
-                    .ladder
-                    .refused(top, rung, status, message)
-                    .expect("a rung above auto has one below");
-                tracing::warn!("{step}");
-                self.observer.observe(Event::Ladder { step: &step });
-                return Ok(());
-            }
-            Err(error) => {
-                return Err(EndReason::Failed {
-                    message: one_line(&error),
-                });
-            }
-        };
-        if self.cancel.is_cancelled() {
-            // Interrupted while the request was out: the answer's calls
-            // never run.
-            return Err(EndReason::Interrupted);
-        }
-        // The request is answered: a queued override is used up.
-        session.next_tool_choice(self.capabilities);
-        self.tokens += reply.usage.total();
-        if !reply.text.is_empty() {
-            self.observer.observe(Event::Text {
-                text: &reply.text,
-                usage: reply.usage,
-            });
-        }
-        let resolved = reply
-            .calls
-            .iter()
-            .any(|call| call.name == RESOLVE_TOOL_NAME);
-        self.queue.extend(reply.calls.iter().cloned());
-        self.conversation.push(Message::Assistant {
-            text: reply.text,
-            calls: reply.calls,
-        });
-        self.answered = Some(Answered {
-            top,
-            rung,
-            resolved,
-        });
-        Ok(())
-    }
-
     /// The bound the loop has reached, if any.
-    fn bound_reached(&self) -> Option<EndReason> {
+    pub(crate) fn bound_reached(&self) -> Option<EndReason> {
         if self.cancel.is_cancelled() {
             return Some(EndReason::Interrupted);
         }
-        if let Some(limit) = self.bounds.time
-            && self.started.elapsed() >= limit
-        {
-            return Some(EndReason::Time { limit });
+        if let Some(reason) = self.time_is_up() {
+            return Some(reason);
         }
         if self.tokens >= self.bounds.tokens {
             return Some(EndReason::Tokens {
@@ -274,6 +207,14 @@ impl<O: Observer> ModelTurns<O> {
         (self.turns >= self.bounds.turns).then_some(EndReason::Turns {
             limit: self.bounds.turns,
         })
+    }
+
+    /// [`EndReason::Time`] once the deadline has passed.
+    pub(crate) fn time_is_up(&self) -> Option<EndReason> {
+        let (Some(deadline), Some(limit)) = (self.deadline, self.bounds.time) else {
+            return None;
+        };
+        (Instant::now() >= deadline).then_some(EndReason::Time { limit })
     }
 }
 
@@ -311,24 +252,4 @@ impl<O: Observer> Turns for ModelTurns<O> {
             is_error: result.is_error,
         });
     }
-}
-
-/// Whether an HTTP error to a forced choice is the provider refusing the
-/// choice: a bad request (400, 422) or a server that fails on it (500, as
-/// llama-cpp-python does for `required`). Authentication, missing
-/// endpoints, rate limits and gateways say nothing about the choice.
-fn refuses_choice(status: u16) -> bool {
-    matches!(status, 400 | 422 | 500)
-}
-
-/// The error and its causes on one line.
-fn one_line(error: &ModelError) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

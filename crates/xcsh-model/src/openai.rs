@@ -4,6 +4,11 @@
 //! and hosted routers. Assistant messages that carry tool calls send
 //! `"content": ""`, never `null`: some servers (llama-cpp-python) refuse
 //! `null`. Tool arguments travel as JSON text.
+//!
+//! A streamed answer is complete at `data: [DONE]`; one that closes before
+//! it is an error, whatever came before. Streams ask for the usage chunk
+//! (`stream_options.include_usage`); a server that sends none is counted
+//! by estimate ([`Usage::estimate`]).
 
 use std::collections::BTreeMap;
 
@@ -11,8 +16,12 @@ use serde_json::{Map, Value, json};
 use xcsh_core::{CancellationToken, ToolCall, ToolChoice};
 
 use crate::api_key::ApiKey;
-use crate::http::{Http, read_events, read_json};
+use crate::http::{Exchange, Http, read_json};
+use crate::sse::{Ended, cut_short, read_events};
 use crate::{Message, ModelError, ModelSettings, Provider, Reply, Request, Usage};
+
+/// The end marker of a Chat Completions stream.
+const DONE: &str = "data: [DONE]";
 
 /// A Chat Completions endpoint.
 #[derive(Debug)]
@@ -49,27 +58,42 @@ impl Provider for OpenAi {
         request: &Request<'_>,
         cancel: &CancellationToken,
     ) -> Result<Reply, ModelError> {
-        let body = request_body(&self.model, request, self.stream);
+        let body = request_body(&self.model, request, self.stream).to_string();
         let authorization = self.key.as_ref().map(|key| format!("Bearer {}", key.0));
         let mut headers = Vec::new();
         if let Some(value) = &authorization {
             headers.push(("Authorization", value.as_str()));
         }
-        let response = self.http.post(&self.url, &headers, &body)?;
-        if !self.stream {
-            return parse_reply(&read_json(response, &self.url)?);
-        }
-        let mut reply = StreamedReply::default();
-        read_events(response, cancel, |_, data| {
-            if data.trim() == "[DONE]" {
-                return Ok(false);
+        let exchange = Exchange {
+            url: &self.url,
+            headers: &headers,
+            body: body.as_bytes(),
+            deadline: request.deadline,
+            cancel,
+        };
+        let reply = self.http.exchange(&exchange, |response, waits| {
+            if !self.stream {
+                return parse_reply(
+                    &read_json(response, waits, &self.url)?,
+                    waits.argument_bytes,
+                );
             }
-            let chunk: Value = serde_json::from_str(data)
-                .map_err(|error| ModelError::Decode(format!("a stream chunk: {error}")))?;
-            reply.add(&chunk)?;
-            Ok(true)
+            let mut reply = StreamedReply::new(waits.argument_bytes);
+            let ended = read_events(response, waits, &self.url, cancel, |_, data| {
+                if data.trim() == "[DONE]" {
+                    return Ok(false);
+                }
+                let chunk: Value = serde_json::from_str(data)
+                    .map_err(|error| ModelError::Decode(format!("a stream chunk: {error}")))?;
+                reply.add(&chunk)?;
+                Ok(true)
+            })?;
+            if ended != Ended::Complete {
+                return Err(cut_short(ended, DONE));
+            }
+            reply.finish()
         })?;
-        reply.finish()
+        Ok(reply.counted(body.len()))
     }
 }
 
@@ -123,6 +147,7 @@ pub(crate) fn request_body(model: &str, request: &Request<'_>, stream: bool) -> 
     }
     if stream {
         body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
     }
     Value::Object(body)
 }
@@ -138,8 +163,9 @@ pub(crate) fn tool_choice(choice: &ToolChoice) -> Value {
     }
 }
 
-/// A whole (non-streamed) completion.
-pub(crate) fn parse_reply(body: &Value) -> Result<Reply, ModelError> {
+/// A whole (non-streamed) completion, whose calls' arguments are at most
+/// `argument_bytes` each.
+pub(crate) fn parse_reply(body: &Value, argument_bytes: u64) -> Result<Reply, ModelError> {
     let message = body
         .pointer("/choices/0/message")
         .ok_or_else(|| ModelError::Decode("no choices[0].message".to_owned()))?;
@@ -155,13 +181,17 @@ pub(crate) fn parse_reply(body: &Value) -> Result<Reply, ModelError> {
                 .pointer("/function/name")
                 .and_then(Value::as_str)
                 .ok_or_else(|| ModelError::Decode(format!("tool_calls[{index}] has no name")))?;
-            let arguments = call
-                .pointer("/function/arguments")
-                .map(|raw| match raw {
-                    Value::String(text) => arguments(text),
-                    other => other.clone(),
-                })
-                .unwrap_or_else(|| json!({}));
+            let arguments = match call.pointer("/function/arguments") {
+                Some(Value::String(text)) => {
+                    check_arguments(index, text.len(), argument_bytes)?;
+                    arguments(text)
+                }
+                Some(other) => {
+                    check_arguments(index, other.to_string().len(), argument_bytes)?;
+                    other.clone()
+                }
+                None => json!({}),
+            };
             let id = call.get("id").and_then(Value::as_str);
             calls.push(ToolCall::new(call_id(id, index), name, arguments));
         }
@@ -183,6 +213,18 @@ fn arguments(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
+/// Call `index`'s arguments are `bytes` long: an error past `limit`.
+pub(crate) fn check_arguments(index: usize, bytes: usize, limit: u64) -> Result<(), ModelError> {
+    if bytes as u64 > limit {
+        return Err(ModelError::TooLarge {
+            what: format!("tool call {index}'s arguments"),
+            limit,
+            flag: "--max-argument-bytes",
+        });
+    }
+    Ok(())
+}
+
 fn call_id(id: Option<&str>, index: usize) -> String {
     match id {
         Some(id) if !id.is_empty() => id.to_owned(),
@@ -200,6 +242,7 @@ fn usage(usage: Option<&Value>) -> Usage {
     Usage {
         input: field("prompt_tokens"),
         output: field("completion_tokens"),
+        estimated: false,
     }
 }
 
@@ -213,9 +256,18 @@ struct StreamedReply {
     text: String,
     calls: BTreeMap<u64, (Option<String>, String, String)>,
     usage: Usage,
+    /// The most bytes of one call's arguments.
+    argument_bytes: u64,
 }
 
 impl StreamedReply {
+    fn new(argument_bytes: u64) -> Self {
+        Self {
+            argument_bytes,
+            ..Self::default()
+        }
+    }
+
     fn add(&mut self, chunk: &Value) -> Result<(), ModelError> {
         if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
             self.usage = self::usage(Some(usage));
@@ -247,6 +299,10 @@ impl StreamedReply {
                 name.clone_into(&mut entry.1);
             }
             if let Some(piece) = call.pointer("/function/arguments").and_then(Value::as_str) {
+                // Named by its place in the answer, as `finish` names it.
+                let place = self.calls.range(..index).count();
+                let entry = self.calls.entry(index).or_default();
+                check_arguments(place, entry.2.len() + piece.len(), self.argument_bytes)?;
                 entry.2.push_str(piece);
             }
         }

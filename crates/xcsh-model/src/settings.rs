@@ -3,9 +3,10 @@
 //! environment variable these settings name).
 
 use std::fmt;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::AnswerLimits;
 
 /// The provider APIs xcsh speaks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,8 +52,8 @@ pub struct ModelSettings {
     pub api_key_env: Option<String>,
     /// Ask for streamed answers (server-sent events).
     pub stream: bool,
-    /// The longest one request may take, connection to last byte.
-    pub request_timeout: Option<Duration>,
+    /// What one answer may hold and how long its request may take.
+    pub limits: AnswerLimits,
 }
 
 impl fmt::Debug for ModelSettings {
@@ -63,6 +64,7 @@ impl fmt::Debug for ModelSettings {
             .field("model", &self.model)
             .field("api_key_env", &self.api_key_env)
             .field("stream", &self.stream)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }

@@ -12,6 +12,7 @@
 //! api_key_env = "OPENAI_API_KEY"           # the variable's NAME
 //! stream = true
 //! named_tool_choice = true                 # false: the ladder starts at `required`
+//! first_steer = "force"                    # or "remind" (see `xcsh agent --first-steer`)
 //! ```
 
 use serde::Deserialize;
@@ -39,6 +40,10 @@ pub struct ModelConfig {
     /// tool-choice ladder starts at `required`.
     #[serde(default)]
     pub named_tool_choice: Option<bool>,
+    /// `remind` or `force`: how the request after a preview steers the
+    /// model to `resolve` (see `xcsh agent --first-steer`).
+    #[serde(default)]
+    pub first_steer: Option<String>,
 }
 
 #[cfg(test)]
@@ -48,7 +53,7 @@ mod tests {
     #[test]
     fn the_table_parses_and_a_key_is_refused() {
         let config = Config::parse(
-            "[model]\napi = \"anthropic\"\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\napi_key_env = \"KEY_VAR\"\nstream = false\nnamed_tool_choice = false\n",
+            "[model]\napi = \"anthropic\"\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\napi_key_env = \"KEY_VAR\"\nstream = false\nnamed_tool_choice = false\nfirst_steer = \"remind\"\n",
         )
         .unwrap();
         let model = config.model.unwrap();
@@ -58,9 +63,10 @@ mod tests {
             (model.stream, model.named_tool_choice),
             (Some(false), Some(false))
         );
+        assert_eq!(model.first_steer.as_deref(), Some("remind"));
         assert_eq!(
             Config::parse("[model]\napi_key = \"sk-secret\"\n").unwrap_err(),
-            "line 2: unknown field `api_key`, expected one of `api`, `base_url`, `model`, `api_key_env`, `stream`, `named_tool_choice`"
+            "line 2: unknown field `api_key`, expected one of `api`, `base_url`, `model`, `api_key_env`, `stream`, `named_tool_choice`, `first_steer`"
         );
     }
 }

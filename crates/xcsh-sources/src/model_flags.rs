@@ -34,4 +34,11 @@ pub struct ModelArgs {
     /// (only `resolve` offered) from the start.
     #[arg(long)]
     pub no_named_tool_choice: bool,
+
+    /// How the request after a preview steers the model to `resolve`:
+    /// `remind` keeps the tool choice and sends the reminder, forcing
+    /// `resolve` only when the model does not call it; `force` forces it
+    /// at once.
+    #[arg(long, value_name = "remind|force")]
+    pub first_steer: Option<String>,
 }

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use xcsh_core::{JournalEvent, ProviderCapabilities, ToolChoice};
 use xcsh_model::{
-    ANTHROPIC_VERSION, Api, Bounds, EndReason, ModelLoop, ModelSettings, Provider,
-    RESOLVE_REMINDER, Rung, ladder::Cause,
+    ANTHROPIC_VERSION, AnswerLimits, Api, Bounds, EndReason, ModelLoop, ModelSettings, Provider,
+    RESOLVE_REMINDER, Rung,
+    ladder::{Cause, Proof},
 };
 
 use crate::support::{
@@ -27,7 +28,10 @@ fn settings(loopback: &Loopback, stream: bool) -> ModelSettings {
         model: "claude-test".into(),
         api_key_env: Some(KEY_VARIABLE.into()),
         stream,
-        request_timeout: Some(std::time::Duration::from_secs(30)),
+        limits: AnswerLimits {
+            request_time: Some(std::time::Duration::from_secs(30)),
+            ..AnswerLimits::default()
+        },
     }
 }
 
@@ -250,7 +254,8 @@ fn a_refused_forced_tool_steps_to_any_then_auto_and_a_model_that_never_resolves_
         steps[0].cause,
         Cause::Refused {
             status: 400,
-            message: "Thinking may not be enabled when tool_choice forces tool use.".into()
+            message: "Thinking may not be enabled when tool_choice forces tool use.".into(),
+            proof: Proof::Named,
         }
     );
     assert_eq!(

@@ -4,5 +4,6 @@
 //! server that checks every request's shape for Anthropic Messages.
 
 mod anthropic;
+mod first_steer;
 mod local_server;
 mod support;

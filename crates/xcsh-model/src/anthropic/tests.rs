@@ -30,6 +30,7 @@ fn results_and_reminders_share_one_user_message_and_required_is_any() {
             tools: &tools,
             choice: &ToolChoice::Required,
             max_tokens: 100,
+            deadline: None,
         },
         true,
     );
@@ -65,7 +66,7 @@ fn results_and_reminders_share_one_user_message_and_required_is_any() {
 
 #[test]
 fn a_streamed_message_gathers_text_tool_input_and_usage() {
-    let mut streamed = StreamedReply::default();
+    let mut streamed = StreamedReply::new(1024);
     for event in [
         json!({"type": "message_start", "message": {"usage": {"input_tokens": 12, "output_tokens": 1}}}),
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
@@ -97,9 +98,33 @@ fn a_streamed_message_gathers_text_tool_input_and_usage() {
 
 #[test]
 fn a_stream_cut_short_is_an_error() {
-    let mut streamed = StreamedReply::default();
+    let mut streamed = StreamedReply::new(1024);
     streamed
         .add(&json!({"type": "message_start", "message": {"usage": {}}}))
         .unwrap();
     assert!(streamed.finish().is_err());
+}
+
+#[test]
+fn a_tool_input_past_the_limit_is_an_error_streamed_or_not() {
+    let mut streamed = StreamedReply::new(16);
+    streamed
+        .add(&json!({"type": "content_block_start", "index": 0,
+               "content_block": {"type": "tool_use", "id": "t", "name": "resolve", "input": {}}}))
+        .unwrap();
+    let piece = json!({"type": "content_block_delta", "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": "{\"action\": \""}});
+    streamed.add(&piece).unwrap();
+    let error = streamed.add(&piece).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "tool call 0's arguments grew past the limit of 16 bytes (--max-argument-bytes)"
+    );
+    let whole = json!({"content": [{"type": "tool_use", "id": "t", "name": "resolve",
+        "input": {"action": "apply", "reason": "a reason longer than sixteen bytes"}}]});
+    assert!(matches!(
+        parse_reply(&whole, 16),
+        Err(ModelError::TooLarge { limit: 16, .. })
+    ));
+    assert_eq!(parse_reply(&whole, 1024).unwrap().calls.len(), 1);
 }

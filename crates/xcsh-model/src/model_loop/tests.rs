@@ -67,8 +67,11 @@ fn forced() -> ToolChoice {
     }
 }
 
+/// A 500 that names nothing (a proxy refusing a message's shape) is not a
+/// refusal of the tool choice: the same request fails without the forced
+/// choice too, so the server has failed and the ladder does not move.
 #[test]
-fn a_provider_that_refuses_everything_gets_each_choice_once() {
+fn a_server_that_fails_at_every_choice_has_failed_and_the_ladder_stays() {
     let session = pending_session();
     let provider = Arc::new(Scripted {
         sent: Mutex::default(),
@@ -76,19 +79,27 @@ fn a_provider_that_refuses_everything_gets_each_choice_once() {
             Err(ModelError::Status {
                 status: 500,
                 message: "no".into(),
+                retry_after: None,
             })
         },
     });
-    let (outcome, steps) = run(&session, &provider);
+    let mut model_loop = ModelLoop::new(
+        Arc::clone(&session),
+        Arc::clone(&provider) as Arc<dyn Provider>,
+        ProviderCapabilities::default(),
+        Bounds::default(),
+    );
+    let (outcome, steps) = model_loop.run(&mut Conversation::new(None, "task"), Steps::default());
     assert_eq!(
         *provider.sent.lock().unwrap(),
         [forced(), ToolChoice::Required, ToolChoice::Auto]
     );
-    assert_eq!(steps.len(), 2);
+    assert_eq!(steps.0, Vec::<String>::new());
     assert_eq!(
         outcome.message,
         "model request failed: the model server answered HTTP 500: no"
     );
+    assert_eq!(model_loop.ladder().start(), Rung::Named);
     assert_eq!(outcome.discarded, 1);
     assert!(!session.store().has_pending());
 }
@@ -105,6 +116,7 @@ fn a_model_that_never_resolves_is_asked_three_times_then_the_loop_ends() {
                 usage: Usage {
                     input: 5,
                     output: 1,
+                    estimated: false,
                 },
             })
         },
@@ -139,6 +151,7 @@ fn an_authentication_error_is_not_a_refused_choice() {
             Err(ModelError::Status {
                 status: 401,
                 message: "invalid x-api-key".into(),
+                retry_after: None,
             })
         },
     });

@@ -42,6 +42,7 @@ fn the_body_carries_empty_content_and_json_text_arguments() {
             tools: &tools,
             choice: &choice,
             max_tokens: 64,
+            deadline: None,
         },
         false,
     );
@@ -77,7 +78,7 @@ fn a_completion_gives_text_calls_and_usage() {
             {"type": "function", "function": {"name": "resolve", "arguments": "not json"}},
         ]}}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-    }))
+    }), 1024)
     .unwrap();
     assert_eq!(reply.text, "");
     // The second call has no id: it is named by its position.
@@ -97,7 +98,7 @@ fn a_completion_gives_text_calls_and_usage() {
 
 #[test]
 fn streamed_tool_calls_are_put_together_by_index() {
-    let mut streamed = StreamedReply::default();
+    let mut streamed = StreamedReply::new(1024);
     for chunk in [
         json!({"choices": [{"delta": {"role": "assistant", "content": "Sure"}}]}),
         json!({"choices": [{"delta": {"tool_calls": [
@@ -122,4 +123,73 @@ fn streamed_tool_calls_are_put_together_by_index() {
         )]
     );
     assert_eq!(reply.usage.total(), 7);
+}
+
+#[test]
+fn a_streamed_request_asks_for_the_usage_chunk() {
+    let conversation = conversation();
+    let tools = tools();
+    let body = request_body(
+        "m",
+        &Request {
+            conversation: &conversation,
+            tools: &tools,
+            choice: &ToolChoice::Auto,
+            max_tokens: 64,
+            deadline: None,
+        },
+        true,
+    );
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+}
+
+#[test]
+fn arguments_past_the_limit_are_an_error_streamed_or_not() {
+    let mut streamed = StreamedReply::new(10);
+    let piece = |text: &str| {
+        json!({"choices": [{"delta": {"tool_calls": [
+            {"index": 3, "id": "a", "function": {"name": "resolve", "arguments": text}}]}}]})
+    };
+    streamed.add(&piece("{\"action\"")).unwrap();
+    let error = streamed.add(&piece(": \"apply\"}")).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "tool call 0's arguments grew past the limit of 10 bytes (--max-argument-bytes)"
+    );
+    let whole = json!({"choices": [{"message": {"tool_calls": [
+        {"id": "a", "function": {"name": "resolve", "arguments": "{}"}},
+        {"id": "b", "function": {"name": "resolve", "arguments": "{\"action\": \"apply\"}"}},
+    ]}}]});
+    assert_eq!(
+        parse_reply(&whole, 10).unwrap_err().to_string(),
+        "tool call 1's arguments grew past the limit of 10 bytes (--max-argument-bytes)"
+    );
+}
+
+#[test]
+fn a_reply_without_usage_is_counted_by_estimate() {
+    let reply = Reply {
+        text: "12345678".into(),
+        ..Reply::default()
+    }
+    .counted(400);
+    assert_eq!(
+        reply.usage,
+        Usage {
+            input: 100,
+            output: 2,
+            estimated: true
+        }
+    );
+    let counted = Reply {
+        usage: Usage {
+            input: 7,
+            output: 1,
+            estimated: false,
+        },
+        ..Reply::default()
+    }
+    .counted(400);
+    assert_eq!(counted.usage.total(), 8);
 }
