@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
+use xcsh_tool_types::{LogLevel, ToolError, ToolHints, ToolOutput};
 
-use crate::{CancellationToken, LogLevel, ToolError, ToolHints, ToolOutput};
+use crate::cancel::CancellationToken;
 
 /// A callback that receives partial results while a tool runs.
 pub type ProgressFn = Arc<dyn Fn(&ToolOutput) + Send + Sync>;
