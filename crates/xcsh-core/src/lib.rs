@@ -30,12 +30,14 @@
 //! # Layers
 //!
 //! From the bottom: the plain types (`xcsh-tool-types`, [`ToolResult`],
-//! [`CallLimits`], [`CancellationToken`], [`PackOptions`]); the [`Tool`]
-//! and its registry; the [`pending`] store and the attribution of a push to
-//! the call running on its thread ([`call`]); the people in the loop
-//! ([`approval`]); the `resolve` tool; the [`Session`]; and [`call_run`],
-//! which runs the session's calls. Modules import each other by their own
-//! paths; this root only re-exports what the crates of the workspace use.
+//! [`CallLimits`], [`CancellationToken`], [`PackOptions`]); the [`Tool`],
+//! its [`ToolCall`] and the registry; the [`pending`] store and the
+//! attribution of a push to the call running on its thread ([`call`]); the
+//! people in the loop ([`approval`]); the session's workers and the
+//! prepared call (inside [`call_run`]); the `resolve` tool; the [`Session`];
+//! and on top the ways in of [`call_run`], which hand the session to a
+//! front end. Modules import each other by their own paths; this root
+//! re-exports only what other crates use.
 //!
 //! Tool-pack authors should not depend on this crate: they depend on
 //! `xcsh-plugin-api` only. The loader adapts packs into [`Tool`]s.
@@ -101,9 +103,9 @@ pub use pending::{
 };
 pub use registry::RegistryError;
 pub use resolve::RESOLVE_TOOL_NAME;
-pub use session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
+pub use session::{PREVIEW_REMINDER, Session, SessionMessage};
 pub use session_end::SESSION_ENDED;
-pub use tool::{LogFn, ProgressFn, Tool, ToolContext};
+pub use tool::{LogFn, ProgressFn, Tool, ToolCall, ToolContext};
 pub use tool_choice::{ProviderCapabilities, ToolChoice};
 /// The tool types shared with the pack SDK (`xcsh-tool-types`), at their
 /// `xcsh_core` paths.

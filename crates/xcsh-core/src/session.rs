@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use xcsh_tool_types::ToolOutput;
 use xcsh_tool_types::sync::{lock, read, write};
 
 use crate::apply_observer::ApplyObserver;
 use crate::approval::{Approvals, Approver, Journal, JournalEvent, Origin, Policy, PolicyFn};
+use crate::call_run::one_call::run_one;
+use crate::call_run::prepared::CallHost;
 use crate::call_run::runner::{Runner, SharedRunner};
 use crate::limits::CallLimits;
 use crate::output::ToolResult;
@@ -21,33 +22,11 @@ use crate::panic::catch;
 use crate::pending::{PendingActionStore, PendingEntry, Subscription};
 use crate::registry::{RegisteredTool, RegistryError, ToolRegistry};
 use crate::resolve::{RESOLVE_TOOL_NAME, ResolveTool, plainly_valid};
-use crate::tool::Tool;
+use crate::tool::{Tool, ToolCall, ToolContext};
 use crate::tool_choice::{ProviderCapabilities, ToolChoice};
 
 /// The hidden message queued for the model on every push.
 pub const PREVIEW_REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
-
-/// One tool call from the model.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    /// The provider's id for the call.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The JSON arguments.
-    pub arguments: Value,
-}
-
-impl ToolCall {
-    /// A call of `name` with `arguments`.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            arguments,
-        }
-    }
-}
 
 /// A message the session queued for the next model request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,14 +124,6 @@ impl Session {
     /// the model after every tool call.
     pub fn set_apply_observer(&self, observer: Arc<dyn ApplyObserver>) {
         self.approvals.set_observer(observer);
-    }
-
-    /// What the session keeps of a tool call of `tool` that ended with
-    /// `result` having pushed `pushed`: the pushes, with the result as their
-    /// preview, journalled; the apply observer told, its reminders queued.
-    pub(crate) fn record_call(&self, tool: &str, pushed: &[u64], result: &ToolResult) {
-        self.remember_pushes(tool, pushed, result);
-        self.tell_observer(!pushed.is_empty());
     }
 
     /// Tells the observer whether the call `pushed` actions, and queues its
@@ -301,14 +272,30 @@ impl Session {
             .collect()
     }
 
-    /// The registered tool called `name`, with its argument validator.
-    pub(crate) fn registered(&self, name: &str) -> Option<Arc<RegisteredTool>> {
-        self.read_registry().get(name).cloned()
+    /// Runs one tool call in a fresh context.
+    ///
+    /// For a caller with one call and no loop (tests, benchmarks, the pack
+    /// authors' harness `xcsh-pack-test`): a front end that reads calls one
+    /// after another gives them to [`drive`](crate::call_run::drive)
+    /// instead. See [`execute_with`](Self::execute_with).
+    pub fn execute(&self, call: &ToolCall) -> ToolResult {
+        self.execute_with(call, ToolContext::new(call.id.clone(), self.cwd.clone()))
     }
 
-    /// The session's limits and its workers.
-    pub(crate) fn runner(&self) -> &Runner {
-        &self.runner
+    /// Runs one tool call in `context` (progress sink, cancellation), as
+    /// [`drive`](crate::call_run::drive) runs each call when it has no
+    /// session thread: on this thread, or under a time limit on one of the
+    /// session's workers while this thread waits at most the limit.
+    ///
+    /// Unknown tools and invalid arguments give an error result without
+    /// running anything; a panicking tool gives
+    /// `Tool {name} panicked: {message}`; a call past the time limit gives
+    /// `Tool {name} timed out after {limit}` (its cancellation flag is set,
+    /// and what it pushed is taken back); a result over the size cap is cut
+    /// and ends with a note (`[Result truncated: {total} bytes, over the
+    /// {cap}-byte limit]`).
+    pub fn execute_with(&self, call: &ToolCall, context: ToolContext) -> ToolResult {
+        run_one(self, call.clone(), context)
     }
 
     fn read_registry(&self) -> std::sync::RwLockReadGuard<'_, ToolRegistry> {
@@ -362,6 +349,29 @@ impl Session {
 fn resolve_choice() -> ToolChoice {
     ToolChoice::Tool {
         name: RESOLVE_TOOL_NAME.to_owned(),
+    }
+}
+
+/// What a call needs of the session: [`call_run`](crate::call_run) runs
+/// every call through it.
+impl CallHost for Session {
+    fn registered(&self, name: &str) -> Option<Arc<RegisteredTool>> {
+        self.read_registry().get(name).cloned()
+    }
+
+    fn runner(&self) -> &Runner {
+        &self.runner
+    }
+
+    fn pending(&self) -> &PendingActionStore {
+        &self.store
+    }
+
+    /// The pushes, with the result as their preview, journalled; the apply
+    /// observer told, its reminders queued.
+    fn record_call(&self, tool: &str, pushed: &[u64], result: &ToolResult) {
+        self.remember_pushes(tool, pushed, result);
+        self.tell_observer(!pushed.is_empty());
     }
 }
 

@@ -7,7 +7,8 @@ use super::*;
 use crate::call::push_for_running_call;
 use crate::output::ToolResult;
 use crate::pending::PendingAction;
-use crate::session::{Session, ToolCall};
+use crate::session::Session;
+use crate::tool::ToolCall;
 use crate::tool::{Tool, ToolContext};
 
 /// Pushes an action whose apply and reject are written down in `log`.

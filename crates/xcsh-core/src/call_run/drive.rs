@@ -25,7 +25,8 @@ use crate::call_run::watchdog::{Event, Watchdog};
 use crate::cancel::CancellationToken;
 use crate::output::ToolResult;
 use crate::panic::catch;
-use crate::session::{Session, ToolCall};
+use crate::session::Session;
+use crate::tool::ToolCall;
 use crate::tool::ToolContext;
 
 /// A front end's side of [`drive`]: where the calls come from and
@@ -129,7 +130,7 @@ fn expire<T: Turns>(
         cancellation,
         limit,
     } = parked;
-    let result = time_out(session, &name, &cancellation, Some(&call), limit);
+    let result = time_out(&**session, &name, &cancellation, Some(&call), limit);
     start_thread(session, dog, turns, Some(result))
 }
 

@@ -38,23 +38,24 @@
 //!
 //! # Inside
 //!
-//! Each module imports only those before it:
+//! Each module imports only those before it, and the session sits in the
+//! middle:
 //!
 //! - `spin`: waiting for another thread, a short adaptive spin and then
 //!   parking ([`Spin`]);
-//! - `watchdog`: one deadline watched by another thread, for [`drive`];
 //! - `runner`: the session's limits and its workers, which also run the
 //!   apply and reject code of `resolve`;
-//! - `prepared`: the prepared call, its result, its timeout;
-//! - `one_call`: one call on the caller's thread, and `Session::execute`;
-//! - `drive` and `watched` (then `timer`): the ways in.
-//!
-//! Outside this module a call needs the session (its registry, store and
-//! approvals), the push attribution of `crate::call` and the plain types;
-//! the session needs only the `runner`, which holds its limits.
+//! - `prepared`: the [`ToolCall`](crate::ToolCall) made ready (tool found,
+//!   arguments checked), its result, its timeout; what it needs of the
+//!   session is a trait, `CallHost`, which the session implements;
+//! - `one_call`: one call on the caller's thread (`Session::execute`);
+//! - then the session (`crate::session`), which uses the modules above;
+//! - `watchdog`: one deadline watched by another thread, for [`drive`];
+//! - `drive` and `watched` (then `timer`): the ways in, which hand the
+//!   session to the front end.
 
 mod drive;
-mod one_call;
+pub(crate) mod one_call;
 pub(crate) mod prepared;
 pub(crate) mod runner;
 mod spin;

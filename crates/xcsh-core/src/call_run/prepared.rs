@@ -5,6 +5,11 @@
 //! time limit; the tool runs wherever the way in runs it; [`finish`] turns
 //! what came back (a value, a panic, a timeout) into the model's result.
 //! A call its keeper ended at the limit ends through [`time_out`].
+//!
+//! What these steps need of the session is the [`CallHost`] trait, which
+//! the session implements: so the session can run a call through them
+//! (`Session::execute`) while the ways in, which hand the session itself
+//! to the front end, sit above it.
 
 use std::sync::Arc;
 
@@ -16,10 +21,28 @@ use crate::call_run::runner::{Failure, Runner};
 use crate::cancel::CancellationToken;
 use crate::output::ToolResult;
 use crate::panic::catch;
+use crate::pending::PendingActionStore;
+use crate::registry::RegisteredTool;
 use crate::resolve::RESOLVE_TOOL_NAME;
-use crate::session::{Session, ToolCall};
-use crate::tool::{Tool, ToolContext};
+use crate::tool::{Tool, ToolCall, ToolContext};
 use crate::truncate::cap_result;
+
+/// What a call needs of the session it runs in (the session implements
+/// it).
+pub(crate) trait CallHost {
+    /// The registered tool called `name`, with its argument validator.
+    fn registered(&self, name: &str) -> Option<Arc<RegisteredTool>>;
+
+    /// The session's limits and its workers.
+    fn runner(&self) -> &Runner;
+
+    /// The store the call's pushes land on.
+    fn pending(&self) -> &PendingActionStore;
+
+    /// Keeps what the call of `tool` that ended with `result` pushed
+    /// (`pushed`), with the result as their preview.
+    fn record_call(&self, tool: &str, pushed: &[u64], result: &ToolResult);
+}
 
 /// What holds a call to the session's time limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +73,7 @@ impl PreparedCall {
     /// Looks the call's tool up in `session` and checks its arguments: the
     /// call ready to run, or the error result of one that cannot.
     pub(crate) fn new(
-        session: &Session,
+        session: &impl CallHost,
         call: ToolCall,
         context: ToolContext,
     ) -> Result<Self, ToolResult> {
@@ -83,7 +106,7 @@ impl PreparedCall {
     /// Runs the call on this thread, or (held by the session to a time
     /// limit) its tool on one of the session's workers while this thread
     /// waits at most the limit.
-    pub(crate) fn run_here(self, session: &Session) -> ToolResult {
+    pub(crate) fn run_here(self, session: &impl CallHost) -> ToolResult {
         let Self {
             name,
             tool,
@@ -103,7 +126,7 @@ impl PreparedCall {
                 let in_call = context.clone();
                 session
                     .runner()
-                    .run_collecting(session.store(), move || tool.execute(arguments, &in_call))
+                    .run_collecting(session.pending(), move || tool.execute(arguments, &in_call))
             }
         };
         finish(session, &name, context.cancellation(), outcome, &pushed)
@@ -115,7 +138,7 @@ impl PreparedCall {
 /// timeout also sets `cancellation`), an oversized result is cut, and the
 /// session remembers the pushes with the result as their preview.
 pub(crate) fn finish(
-    session: &Session,
+    session: &impl CallHost,
     name: &str,
     cancellation: &CancellationToken,
     outcome: Result<Result<ToolOutput, ToolError>, Failure>,
@@ -133,7 +156,7 @@ pub(crate) fn finish(
             ToolError::new(format!("Tool {name} timed out after {limit:?}")).into()
         }
     };
-    let result = match session.limits().result_bytes {
+    let result = match session.runner().limits().result_bytes {
         Some(cap) => cap_result(name, result, cap),
         None => result,
     };
@@ -146,14 +169,14 @@ pub(crate) fn finish(
 /// back (its later pushes are refused), its cancellation is set, and the
 /// result is `Tool {name} timed out after {limit}`.
 pub(crate) fn time_out(
-    session: &Session,
+    session: &impl CallHost,
     name: &str,
     cancellation: &CancellationToken,
     running: Option<&RunningCall>,
     limit: std::time::Duration,
 ) -> ToolResult {
     if let Some(running) = running {
-        Runner::take_back(session.store(), running.finish());
+        Runner::take_back(session.pending(), running.finish());
     }
     finish(
         session,

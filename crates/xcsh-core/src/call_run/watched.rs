@@ -25,7 +25,8 @@ use crate::call_run::runner::Failure;
 use crate::cancel::CancellationToken;
 use crate::output::ToolResult;
 use crate::panic::catch;
-use crate::session::{Session, ToolCall};
+use crate::session::Session;
+use crate::tool::ToolCall;
 use crate::tool::ToolContext;
 
 /// Where a watched call is.
@@ -124,7 +125,7 @@ impl WatchedRun {
             call,
             context,
         } = self;
-        let session = &shared.session;
+        let session: &Session = &shared.session;
         let prepared = match PreparedCall::new(session, call, context) {
             Ok(prepared) => prepared,
             Err(refused) => return shared.end_unwatched(|| refused),
@@ -206,7 +207,7 @@ impl CallWatch {
             }
         };
         Some(time_out(
-            &self.shared.session,
+            &*self.shared.session,
             &self.shared.name,
             &self.shared.cancellation,
             running.as_ref(),

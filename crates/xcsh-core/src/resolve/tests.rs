@@ -6,7 +6,8 @@ use xcsh_tool_types::{ContentBlock, ToolError, ToolOutput};
 
 use crate::output::ToolResult;
 use crate::pending::PendingAction;
-use crate::session::{Session, ToolCall};
+use crate::session::Session;
+use crate::tool::ToolCall;
 
 fn session() -> Session {
     Session::new(std::env::temp_dir())

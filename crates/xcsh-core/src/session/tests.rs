@@ -5,7 +5,8 @@ use xcsh_tool_types::{ToolError, ToolOutput};
 
 use crate::output::ToolResult;
 use crate::pending::PendingAction;
-use crate::session::{PREVIEW_REMINDER, Session, SessionMessage, ToolCall};
+use crate::session::{PREVIEW_REMINDER, Session, SessionMessage};
+use crate::tool::ToolCall;
 use crate::tool::{Tool, ToolContext};
 use crate::tool_choice::{ProviderCapabilities, ToolChoice};
 

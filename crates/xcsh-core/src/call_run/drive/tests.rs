@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use super::{Turns, drive};
 use crate::call_run::work_tool::session;
 use crate::output::ToolResult;
-use crate::session::{Session, ToolCall};
+use crate::session::Session;
+use crate::tool::ToolCall;
 use crate::tool::ToolContext;
 
 /// Calls in order; records each result, the pending count after it, and

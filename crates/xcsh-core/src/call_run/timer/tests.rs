@@ -7,7 +7,7 @@ use serde_json::json;
 use super::CallTimer;
 use crate::call_run::watched::watched_call;
 use crate::call_run::work_tool::session;
-use crate::session::ToolCall;
+use crate::tool::ToolCall;
 use crate::tool::ToolContext;
 
 fn armed(timer: &CallTimer) -> usize {

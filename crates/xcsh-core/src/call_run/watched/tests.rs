@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::watched_call;
 use crate::call_run::work_tool::session;
-use crate::session::ToolCall;
+use crate::tool::ToolCall;
 use crate::tool::ToolContext;
 
 fn call(arguments: Value) -> (ToolCall, ToolContext) {
