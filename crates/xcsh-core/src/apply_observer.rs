@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::approval::Policy;
+
 /// The apply about to run.
 #[derive(Clone, Copy, Debug)]
 pub struct ApplyInfo<'a> {
@@ -15,7 +17,7 @@ pub struct ApplyInfo<'a> {
     /// The source tool name the producer gave the action.
     pub source_tool_name: &'a str,
     /// The approval policy the tool's applies are under.
-    pub policy: crate::Policy,
+    pub policy: Policy,
 }
 
 /// Watches every apply of a session. Called on the session's threads, with

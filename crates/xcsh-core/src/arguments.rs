@@ -1,8 +1,7 @@
 //! Validation of tool-call arguments against a tool's JSON schema.
 
 use serde_json::Value;
-
-use crate::{NotAnObjectSchema, check_object_schema};
+use xcsh_tool_types::{NotAnObjectSchema, check_object_schema};
 
 /// Why a tool's schema or a call's arguments were refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::{PendingAction, PendingActionStore};
+use crate::pending::{PendingAction, PendingActionStore};
 
 /// The exact error a push gets when no call of its thread is running.
 pub const PUSH_OUTSIDE_CALL: &str = "Pending action refused: the tool call that pushed it is not running (push from the call's own thread, before it returns)";
@@ -61,7 +61,7 @@ impl RunningCall {
     }
 
     fn lock(&self) -> MutexGuard<'_, CallState> {
-        crate::sync::lock(&self.0)
+        xcsh_tool_types::sync::lock(&self.0)
     }
 
     /// Marks this thread as running the call until the guard drops.
@@ -125,7 +125,7 @@ pub fn push_for_running_call(
 
 /// Runs `work` on this thread as one call: pushes it makes through
 /// [`push_for_running_call`] are accepted while it runs and refused once
-/// it has returned. [`Session`](crate::Session) does this for every tool
+/// it has returned. [`Session`](crate::session::Session) does this for every tool
 /// call; hosts that run a tool outside a session's runner (the process
 /// serving an isolated pack) use this.
 pub fn run_as_call<T>(work: impl FnOnce() -> T) -> T {
@@ -139,8 +139,9 @@ pub fn run_as_call<T>(work: impl FnOnce() -> T) -> T {
 
 #[cfg(test)]
 mod tests {
+    use xcsh_tool_types::ToolOutput;
+
     use super::*;
-    use crate::ToolOutput;
 
     fn action(label: &str) -> PendingAction {
         PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap()

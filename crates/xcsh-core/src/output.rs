@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use crate::{ContentBlock, ToolError, ToolOutput};
+use xcsh_tool_types::{ContentBlock, ToolError, ToolOutput};
 
 /// The result of one tool call as the model sees it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

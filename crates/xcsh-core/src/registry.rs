@@ -4,8 +4,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
+use xcsh_tool_types::{InvalidToolName, ToolError, check_tool_name};
 
-use crate::{ArgumentError, ArgumentValidator, InvalidToolName, Tool, ToolError, check_tool_name};
+use crate::arguments::{ArgumentError, ArgumentValidator};
+use crate::tool::Tool;
 
 /// Why a tool could not be registered.
 #[derive(Debug, thiserror::Error)]
@@ -43,7 +45,7 @@ pub(crate) type QuickCheck = fn(&Value) -> bool;
 /// the first call for a tool registered with
 /// [`ToolRegistry::register_schema_checked`].
 #[derive(Debug)]
-pub struct RegisteredTool {
+pub(crate) struct RegisteredTool {
     tool: Arc<dyn Tool>,
     validator: OnceLock<Result<ArgumentValidator, ArgumentError>>,
     quick_check: Option<QuickCheck>,
@@ -51,7 +53,7 @@ pub struct RegisteredTool {
 
 impl RegisteredTool {
     /// The tool.
-    pub fn tool(&self) -> &Arc<dyn Tool> {
+    pub(crate) fn tool(&self) -> &Arc<dyn Tool> {
         &self.tool
     }
 
@@ -62,7 +64,7 @@ impl RegisteredTool {
     /// `Invalid arguments for {name}: {what is wrong}`; for a tool whose
     /// schema was compiled only now and is invalid, `Tool {name} is
     /// unavailable: {what is wrong with the schema}`.
-    pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
+    pub(crate) fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
         if self.quick_check.is_some_and(|accepts| accepts(arguments)) {
             return Ok(());
         }
@@ -80,14 +82,14 @@ impl RegisteredTool {
 
 /// Tools by unique name, in registration order.
 #[derive(Debug, Default)]
-pub struct ToolRegistry {
+pub(crate) struct ToolRegistry {
     tools: Vec<Arc<RegisteredTool>>,
     by_name: HashMap<String, usize>,
 }
 
 impl ToolRegistry {
     /// An empty registry.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -98,7 +100,7 @@ impl ToolRegistry {
     /// [`RegistryError::Conflict`] if the name is taken (the existing tool
     /// stays), [`RegistryError::InvalidName`] or
     /// [`RegistryError::InvalidSchema`].
-    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+    pub(crate) fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         self.register_checked(tool, None)
     }
 
@@ -132,7 +134,10 @@ impl ToolRegistry {
     ///
     /// [`RegistryError::Conflict`] if the name is taken (the existing tool
     /// stays), or [`RegistryError::InvalidName`].
-    pub fn register_schema_checked(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+    pub(crate) fn register_schema_checked(
+        &mut self,
+        tool: Arc<dyn Tool>,
+    ) -> Result<(), RegistryError> {
         let name = self.check_name(tool.as_ref())?;
         self.insert(name, tool, OnceLock::new(), None);
         Ok(())
@@ -164,37 +169,28 @@ impl ToolRegistry {
     }
 
     /// The tool called `name`.
-    pub fn get(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
         self.by_name.get(name).map(|&i| &self.tools[i])
     }
 
-    /// True if a tool is called `name`.
-    pub fn contains(&self, name: &str) -> bool {
-        self.by_name.contains_key(name)
-    }
-
     /// All tools, in registration order.
-    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
         self.tools.iter().map(|r| &r.tool)
     }
 
     /// How many tools are registered.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.tools.len()
-    }
-
-    /// True when no tool is registered.
-    pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use xcsh_tool_types::ToolOutput;
 
     use super::*;
-    use crate::{ToolContext, ToolOutput};
+    use crate::tool::ToolContext;
 
     struct Named(String, Value);
 

@@ -5,14 +5,14 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use xcsh_tool_types::sync::lock;
+use xcsh_tool_types::{ContentBlock, ToolError, ToolHints, ToolOutput};
 
+use crate::apply_observer::{ApplyInfo, ApplyWatch};
 use crate::approval::{Answer, ApprovalRequest, Approvals, JournalEntry, JournalEvent, Policy};
-use crate::runner::{Failure, Runner, SharedRunner};
-use crate::sync::lock;
-use crate::{
-    ContentBlock, PendingActionStore, PendingEntry, Tool, ToolContext, ToolError, ToolHints,
-    ToolOutput,
-};
+use crate::call_run::runner::{Failure, Runner, SharedRunner};
+use crate::pending::{PendingActionStore, PendingEntry};
+use crate::tool::{Tool, ToolContext};
 
 /// The name the model calls `resolve` by.
 pub const RESOLVE_TOOL_NAME: &str = "resolve";
@@ -21,7 +21,7 @@ const NOTHING_PENDING: &str = "No pending action to resolve. Nothing to apply or
 
 /// The message of an apply refused because an earlier one of the same
 /// action ran past the time limit and has not returned yet.
-pub const APPLY_STILL_RUNNING: &str =
+pub(crate) const APPLY_STILL_RUNNING: &str =
     "an earlier apply of this action timed out and is still running";
 
 static PARAMETERS: LazyLock<Value> = LazyLock::new(|| {
@@ -86,7 +86,7 @@ struct Arguments {
 /// Hidden: offered to the model only while something is pending, but always
 /// registered so that a forced tool choice never names a missing tool.
 #[derive(Debug)]
-pub struct ResolveTool {
+pub(crate) struct ResolveTool {
     store: Arc<PendingActionStore>,
     runner: SharedRunner,
     approvals: Arc<Approvals>,
@@ -108,7 +108,8 @@ struct Attempt {
 
 impl ResolveTool {
     /// A `resolve` tool over `store`, with no time limit.
-    pub fn new(store: Arc<PendingActionStore>) -> Self {
+    #[cfg(test)]
+    pub(crate) fn new(store: Arc<PendingActionStore>) -> Self {
         Self::with_runner(store, Arc::new(Runner::default()), Arc::default())
     }
 
@@ -133,9 +134,10 @@ impl ResolveTool {
     /// the action is taken off the stack then (it was applied), with a
     /// warning, so it can never be applied twice.
     ///
-    /// The session's [`ApplyObserver`](crate::ApplyObserver) is told before
-    /// the apply runs and, on the apply's thread, when it returned; what it
-    /// returns then is put in `snapshot`.
+    /// The session's
+    /// [`ApplyObserver`](crate::apply_observer::ApplyObserver) is told
+    /// before the apply runs and, on the apply's thread, when it returned;
+    /// what it returns then is put in `snapshot`.
     fn run_apply(
         &self,
         entry: &PendingEntry,
@@ -197,10 +199,10 @@ impl ResolveTool {
     }
 
     /// The observer's watch of the apply of `entry`, if there is one.
-    fn watch_apply(&self, entry: &PendingEntry) -> Option<Box<dyn crate::ApplyWatch>> {
+    fn watch_apply(&self, entry: &PendingEntry) -> Option<Box<dyn ApplyWatch>> {
         let observer = self.approvals.observer()?;
         let tool = self.approvals.tool_of(entry);
-        let info = crate::ApplyInfo {
+        let info = ApplyInfo {
             label: entry.action().label(),
             tool: &tool,
             source_tool_name: entry.action().source_tool_name(),

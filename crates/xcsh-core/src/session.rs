@@ -7,67 +7,26 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use xcsh_tool_types::ToolOutput;
+use xcsh_tool_types::sync::{lock, read, write};
 
+use crate::apply_observer::ApplyObserver;
 use crate::approval::{Approvals, Approver, Journal, JournalEvent, Origin, Policy, PolicyFn};
+use crate::call_run::one_call::run_one;
+use crate::call_run::prepared::CallHost;
+use crate::call_run::runner::{Runner, SharedRunner};
+use crate::limits::CallLimits;
+use crate::output::ToolResult;
+use crate::pack_options::PackOptions;
 use crate::panic::catch;
-use crate::runner::{Failure, Runner, SharedRunner};
-use crate::sync::{lock, read, write};
-use crate::{
-    CallLimits, CancellationToken, PackOptions, PendingActionStore, PendingEntry,
-    ProviderCapabilities, RESOLVE_TOOL_NAME, RegistryError, ResolveTool, Subscription, Tool,
-    ToolChoice, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolResult,
-};
+use crate::pending::{PendingActionStore, PendingEntry, Subscription};
+use crate::registry::{RegisteredTool, RegistryError, ToolRegistry};
+use crate::resolve::{RESOLVE_TOOL_NAME, ResolveTool, plainly_valid};
+use crate::tool::{Tool, ToolCall, ToolContext};
+use crate::tool_choice::{ProviderCapabilities, ToolChoice};
 
 /// The hidden message queued for the model on every push.
 pub const PREVIEW_REMINDER: &str = "<system-reminder>\nThis is a preview. Call the `resolve` tool to apply or discard these changes.\n</system-reminder>";
-
-/// What holds a call to the session's time limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LimitedBy {
-    /// `resolve`: it runs its apply and reject under the limit itself.
-    Resolve,
-    /// The tool enforces the limit itself (an isolated pack's process).
-    Tool,
-    /// The session: the call is abandoned at the limit.
-    Session,
-}
-
-/// A call whose tool was found and whose arguments are valid.
-pub(crate) struct PreparedCall {
-    /// The tool's name.
-    pub(crate) name: String,
-    /// The tool.
-    pub(crate) tool: Arc<dyn Tool>,
-    /// The valid arguments.
-    pub(crate) arguments: Value,
-    /// The call's context.
-    pub(crate) context: ToolContext,
-    /// What holds it to the time limit.
-    pub(crate) limited_by: LimitedBy,
-}
-
-/// One tool call from the model.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    /// The provider's id for the call.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The JSON arguments.
-    pub arguments: Value,
-}
-
-impl ToolCall {
-    /// A call of `name` with `arguments`.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            arguments,
-        }
-    }
-}
 
 /// A message the session queued for the next model request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,7 +79,7 @@ impl Session {
                     Arc::clone(&runner),
                     Arc::clone(&approvals),
                 )),
-                Some(crate::resolve::plainly_valid),
+                Some(plainly_valid),
             )
             .expect("an empty registry accepts resolve");
         Self {
@@ -163,7 +122,7 @@ impl Session {
     /// Who watches every apply from now on (undo snapshots): told before
     /// each apply runs and after it returned, and asked for reminders for
     /// the model after every tool call.
-    pub fn set_apply_observer(&self, observer: Arc<dyn crate::ApplyObserver>) {
+    pub fn set_apply_observer(&self, observer: Arc<dyn ApplyObserver>) {
         self.approvals.set_observer(observer);
     }
 
@@ -284,8 +243,11 @@ impl Session {
     }
 
     /// Adds a tool whose parameter schema was checked before (an installed
-    /// pack's): the schema is compiled at its first call; see
-    /// [`ToolRegistry::register_schema_checked`](crate::ToolRegistry::register_schema_checked).
+    /// pack's): unlike [`register_tool`](Self::register_tool), the schema
+    /// is compiled at its first call, so registering hundreds of such tools
+    /// costs no schema compilation; a schema that turns out invalid makes
+    /// each call an error result (`Tool {name} is unavailable: invalid
+    /// parameters schema: …`).
     ///
     /// # Errors
     ///
@@ -310,132 +272,34 @@ impl Session {
             .collect()
     }
 
-    fn read_registry(&self) -> std::sync::RwLockReadGuard<'_, ToolRegistry> {
-        read(&self.registry)
-    }
-
     /// Runs one tool call in a fresh context.
+    ///
+    /// For a caller with one call and no loop (tests, benchmarks, the pack
+    /// authors' harness `xcsh-pack-test`): a front end that reads calls one
+    /// after another gives them to [`drive`](crate::call_run::drive)
+    /// instead. See [`execute_with`](Self::execute_with).
     pub fn execute(&self, call: &ToolCall) -> ToolResult {
         self.execute_with(call, ToolContext::new(call.id.clone(), self.cwd.clone()))
     }
 
-    /// Runs one tool call in `context` (progress sink, cancellation).
+    /// Runs one tool call in `context` (progress sink, cancellation), as
+    /// [`drive`](crate::call_run::drive) runs each call when it has no
+    /// session thread: on this thread, or under a time limit on one of the
+    /// session's workers while this thread waits at most the limit.
     ///
     /// Unknown tools and invalid arguments give an error result without
     /// running anything; a panicking tool gives
     /// `Tool {name} panicked: {message}`; a call past the time limit gives
     /// `Tool {name} timed out after {limit}` (its cancellation flag is set,
     /// and what it pushed is taken back); a result over the size cap is cut
-    /// and ends with a note (see [`truncation_note`](crate::truncation_note)).
+    /// and ends with a note (`[Result truncated: {total} bytes, over the
+    /// {cap}-byte limit]`).
     pub fn execute_with(&self, call: &ToolCall, context: ToolContext) -> ToolResult {
-        self.execute_owned(call.clone(), context)
+        run_one(self, call.clone(), context)
     }
 
-    /// [`execute_with`](Self::execute_with), taking the call, so its
-    /// arguments are never copied.
-    pub fn execute_owned(&self, call: ToolCall, context: ToolContext) -> ToolResult {
-        match self.prepare(call, context) {
-            Ok(prepared) => self.run_prepared(prepared),
-            Err(refused) => refused,
-        }
-    }
-
-    /// Looks the call's tool up and checks its arguments: the call ready to
-    /// run, or the error result of one that cannot.
-    pub(crate) fn prepare(
-        &self,
-        call: ToolCall,
-        context: ToolContext,
-    ) -> Result<PreparedCall, ToolResult> {
-        let Some(registered) = self.read_registry().get(&call.name).cloned() else {
-            return Err(ToolError::new(format!("Unknown tool: {}", call.name)).into());
-        };
-        if let Err(error) = registered.validate(&call.arguments) {
-            return Err(error.into());
-        }
-        let tool = Arc::clone(registered.tool());
-        let ToolCall {
-            name, arguments, ..
-        } = call;
-        let limited_by = if name == RESOLVE_TOOL_NAME {
-            LimitedBy::Resolve
-        } else if tool.enforces_time_limit() {
-            LimitedBy::Tool
-        } else {
-            LimitedBy::Session
-        };
-        Ok(PreparedCall {
-            name,
-            tool,
-            arguments,
-            context,
-            limited_by,
-        })
-    }
-
-    /// Runs a prepared call on this thread, or (under a time limit) on one
-    /// of the runner's workers while this thread waits.
-    pub(crate) fn run_prepared(&self, call: PreparedCall) -> ToolResult {
-        let PreparedCall {
-            name,
-            tool,
-            arguments,
-            context,
-            limited_by,
-        } = call;
-        let (outcome, pushed) = match limited_by {
-            // `resolve` runs its apply and reject under the limits itself,
-            // so that a timeout keeps the spec's `Apply failed: …` form.
-            LimitedBy::Resolve => (
-                catch(|| tool.execute(arguments, &context)).map_err(Failure::Panicked),
-                Vec::new(),
-            ),
-            LimitedBy::Tool => Runner::run_unlimited(|| tool.execute(arguments, &context)),
-            LimitedBy::Session => {
-                let in_call = context.clone();
-                self.runner
-                    .run_collecting(&self.store, move || tool.execute(arguments, &in_call))
-            }
-        };
-        self.finish(&name, context.cancellation(), outcome, &pushed)
-    }
-
-    /// The result of the call of `name` that ended with `outcome` having
-    /// pushed `pushed`: a panic or a timeout becomes an error result (a
-    /// timeout also sets `cancellation`), an oversized result is cut, and
-    /// the pushes are remembered with the result as their preview.
-    pub(crate) fn finish(
-        &self,
-        name: &str,
-        cancellation: &CancellationToken,
-        outcome: Result<Result<ToolOutput, ToolError>, Failure>,
-        pushed: &[u64],
-    ) -> ToolResult {
-        let result = match outcome {
-            Ok(result) => result.into(),
-            Err(Failure::Panicked(message)) => {
-                tracing::error!(tool = %name, %message, "tool panicked");
-                ToolError::new(format!("Tool {name} panicked: {message}")).into()
-            }
-            Err(Failure::TimedOut(limit)) => {
-                cancellation.cancel();
-                tracing::warn!(tool = %name, ?limit, "tool call timed out");
-                ToolError::new(format!("Tool {name} timed out after {limit:?}")).into()
-            }
-        };
-        let result = match self.runner.limits().result_bytes {
-            Some(cap) => crate::truncate::cap_result(name, result, cap),
-            None => result,
-        };
-        self.remember_pushes(name, pushed, &result);
-        self.tell_observer(!pushed.is_empty());
-        result
-    }
-
-    /// Runs a batch of sibling calls in order; every call runs, whatever a
-    /// previous one pushed or returned.
-    pub fn execute_batch(&self, calls: &[ToolCall]) -> Vec<ToolResult> {
-        calls.iter().map(|call| self.execute(call)).collect()
+    fn read_registry(&self) -> std::sync::RwLockReadGuard<'_, ToolRegistry> {
+        read(&self.registry)
     }
 
     /// Messages queued for the next model request, removed from the queue.
@@ -485,6 +349,29 @@ impl Session {
 fn resolve_choice() -> ToolChoice {
     ToolChoice::Tool {
         name: RESOLVE_TOOL_NAME.to_owned(),
+    }
+}
+
+/// What a call needs of the session: [`call_run`](crate::call_run) runs
+/// every call through it.
+impl CallHost for Session {
+    fn registered(&self, name: &str) -> Option<Arc<RegisteredTool>> {
+        self.read_registry().get(name).cloned()
+    }
+
+    fn runner(&self) -> &Runner {
+        &self.runner
+    }
+
+    fn pending(&self) -> &PendingActionStore {
+        &self.store
+    }
+
+    /// The pushes, with the result as their preview, journalled; the apply
+    /// observer told, its reminders queued.
+    fn record_call(&self, tool: &str, pushed: &[u64], result: &ToolResult) {
+        self.remember_pushes(tool, pushed, result);
+        self.tell_observer(!pushed.is_empty());
     }
 }
 

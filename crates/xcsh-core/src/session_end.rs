@@ -1,8 +1,8 @@
 //! What happens to pending actions when a session ends: the same for every
 //! front end.
 
-use crate::Session;
 use crate::approval::JournalEvent;
+use crate::session::Session;
 
 /// The reason every reject gets when a session ends with actions pending.
 pub const SESSION_ENDED: &str = "session ended without resolve";
@@ -58,9 +58,11 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
 
-    use crate::{PendingAction, ToolError, ToolOutput};
+    use xcsh_tool_types::{ToolError, ToolOutput};
 
     use super::*;
+    use crate::limits::CallLimits;
+    use crate::pending::PendingAction;
 
     fn push_three(session: &Session) -> (Arc<Mutex<Vec<String>>>, Arc<AtomicUsize>) {
         let rejected = Arc::new(Mutex::new(Vec::new()));
@@ -114,9 +116,9 @@ mod tests {
 
     #[test]
     fn a_reject_that_never_returns_is_abandoned_at_the_time_limit() {
-        let session = Session::new(std::env::temp_dir()).with_limits(crate::CallLimits {
+        let session = Session::new(std::env::temp_dir()).with_limits(CallLimits {
             time: Some(std::time::Duration::from_millis(100)),
-            ..crate::CallLimits::default()
+            ..CallLimits::default()
         });
         let (release, wait) = std::sync::mpsc::channel::<()>();
         let wait = Mutex::new(wait);

@@ -1,12 +1,14 @@
-//! The tool abstraction every session tool implements.
+//! The tool abstraction every session tool implements, and a call of one.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use xcsh_tool_types::{LogLevel, ToolError, ToolHints, ToolOutput};
 
-use crate::{CancellationToken, LogLevel, ToolError, ToolHints, ToolOutput};
+use crate::cancel::CancellationToken;
 
 /// A callback that receives partial results while a tool runs.
 pub type ProgressFn = Arc<dyn Fn(&ToolOutput) + Send + Sync>;
@@ -161,6 +163,28 @@ impl fmt::Debug for ToolContext {
             .field("log", &self.log.is_some())
             .field("cancellation", &self.cancellation)
             .finish()
+    }
+}
+
+/// One tool call from the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The JSON arguments.
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    /// A call of `name` with `arguments`.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }
     }
 }
 

@@ -2,10 +2,12 @@
 
 use std::io;
 
-use crate::{ContentBlock, ToolResult};
+use xcsh_tool_types::ContentBlock;
+
+use crate::output::ToolResult;
 
 /// The note that ends a result cut to the cap.
-pub fn truncation_note(total: usize, cap: usize) -> String {
+pub(crate) fn truncation_note(total: usize, cap: usize) -> String {
     format!("[Result truncated: {total} bytes, over the {cap}-byte limit]")
 }
 

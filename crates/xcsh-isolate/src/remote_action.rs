@@ -4,7 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use xcsh_core::{PendingAction, PendingActionError, ToolError, ToolOutput};
+use xcsh_core::pending::PendingActionError;
+use xcsh_core::{PendingAction, ToolError, ToolOutput};
 use xcsh_isolate_protocol::{Outcome, PushedAction, Request, convert};
 
 use super::ending::Failure;

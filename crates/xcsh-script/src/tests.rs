@@ -101,7 +101,7 @@ fn steps_serialise_in_protocol_order_with_the_pending_count() {
             arguments: json!({"action": "apply", "reason": "ok"}),
         },
     );
-    let result = session.execute_owned(call, context);
+    let result = session.execute_with(&call, context);
     let applied = steps.finish(&session, started, result);
     assert_eq!(applied.result.text(), "done");
     assert_eq!(applied.pending.count, 0);

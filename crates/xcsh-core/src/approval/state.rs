@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use super::{Approver, Journal, JournalEntry, JournalEvent, Policy, PolicyFn};
-use crate::PendingEntry;
 use crate::apply_observer::ApplyObserver;
+use crate::pending::PendingEntry;
 
 /// Where a pending action came from: the tool call that pushed it and
 /// the text that call returned.

@@ -1,16 +1,19 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use xcsh_tool_types::{ToolError, ToolOutput};
 
 use super::*;
-use crate::{
-    PendingAction, Session, Tool, ToolCall, ToolContext, ToolError, ToolOutput, ToolResult,
-    push_for_running_call,
-};
+use crate::call::push_for_running_call;
+use crate::output::ToolResult;
+use crate::pending::PendingAction;
+use crate::session::Session;
+use crate::tool::ToolCall;
+use crate::tool::{Tool, ToolContext};
 
 /// Pushes an action whose apply and reject are written down in `log`.
 struct Rename {
-    store: Arc<crate::PendingActionStore>,
+    store: Arc<crate::pending::PendingActionStore>,
     log: Arc<Mutex<Vec<String>>>,
     schema: Value,
 }
@@ -334,7 +337,10 @@ fn the_session_end_is_journaled_as_a_discard() {
     let end = journal.last().unwrap();
     assert_eq!(end.outcome, "discarded");
     assert_eq!(end.decided_by.as_deref(), Some("session end"));
-    assert_eq!(end.reason.as_deref(), Some(crate::SESSION_ENDED));
+    assert_eq!(
+        end.reason.as_deref(),
+        Some(crate::session_end::SESSION_ENDED)
+    );
 }
 
 #[test]
@@ -362,7 +368,7 @@ fn a_deferred_question_leaves_the_action_pending_and_journals_it_as_asked() {
 /// Cancels the call it was asked in, then answers: as a client that
 /// cancels `resolve` while its user is asked, then sends the answer.
 struct CancelsThenAnswers {
-    call: crate::CancellationToken,
+    call: crate::cancel::CancellationToken,
     answer: Answer,
 }
 
@@ -382,7 +388,7 @@ fn an_answer_to_a_cancelled_resolve_is_not_acted_on() {
         },
     ] {
         let f = fixture(Policy::Ask);
-        let call = crate::CancellationToken::new();
+        let call = crate::cancel::CancellationToken::new();
         f.session.set_approver(Arc::new(CancelsThenAnswers {
             call: call.clone(),
             answer: answer.clone(),

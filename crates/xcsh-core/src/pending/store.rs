@@ -4,9 +4,10 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use xcsh_tool_types::sync::lock;
+
 use super::subscription::{Listener, Listeners, PushEvent};
 use super::{PendingAction, PendingActionView, Subscription};
-use crate::sync::lock;
 
 /// An action on the stack, with the id the store gave it.
 #[derive(Clone, Debug)]

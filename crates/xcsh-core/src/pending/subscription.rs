@@ -63,7 +63,7 @@ impl Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         if let Some(listeners) = self.listeners.upgrade() {
-            crate::sync::lock(&listeners).remove(self.id);
+            xcsh_tool_types::sync::lock(&listeners).remove(self.id);
         }
     }
 }

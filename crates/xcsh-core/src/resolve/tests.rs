@@ -2,8 +2,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use xcsh_tool_types::{ContentBlock, ToolError, ToolOutput};
 
-use crate::{ContentBlock, PendingAction, Session, ToolCall, ToolError, ToolOutput, ToolResult};
+use crate::output::ToolResult;
+use crate::pending::PendingAction;
+use crate::session::Session;
+use crate::tool::ToolCall;
 
 fn session() -> Session {
     Session::new(std::env::temp_dir())
@@ -325,7 +329,7 @@ fn resolve_is_hidden_with_a_strict_schema() {
 /// must accept nothing the schema refuses.
 #[test]
 fn the_quick_check_accepts_only_what_the_schema_accepts() {
-    let schema = crate::ArgumentValidator::new(&super::PARAMETERS).unwrap();
+    let schema = crate::arguments::ArgumentValidator::new(&super::PARAMETERS).unwrap();
     let cases = [
         (json!({"action": "apply", "reason": "r"}), true),
         (json!({"action": "discard", "reason": ""}), true),
@@ -355,9 +359,9 @@ fn the_quick_check_accepts_only_what_the_schema_accepts() {
 }
 
 fn limited(ms: u64) -> Session {
-    session().with_limits(crate::CallLimits {
+    session().with_limits(crate::limits::CallLimits {
         time: Some(std::time::Duration::from_millis(ms)),
-        ..crate::CallLimits::default()
+        ..crate::limits::CallLimits::default()
     })
 }
 

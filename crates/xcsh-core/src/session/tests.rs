@@ -1,15 +1,18 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use xcsh_tool_types::{ToolError, ToolOutput};
 
-use crate::{
-    PREVIEW_REMINDER, PendingAction, ProviderCapabilities, Session, SessionMessage, Tool, ToolCall,
-    ToolChoice, ToolContext, ToolError, ToolOutput,
-};
+use crate::output::ToolResult;
+use crate::pending::PendingAction;
+use crate::session::{PREVIEW_REMINDER, Session, SessionMessage};
+use crate::tool::ToolCall;
+use crate::tool::{Tool, ToolContext};
+use crate::tool_choice::{ProviderCapabilities, ToolChoice};
 
 /// A preview tool: pushes a pending action labelled by its argument.
 struct Preview {
-    store: Arc<crate::PendingActionStore>,
+    store: Arc<crate::pending::PendingActionStore>,
     schema: Value,
 }
 
@@ -59,6 +62,12 @@ fn session_with_preview() -> Session {
     let session = Session::new(std::env::temp_dir());
     session.register_tool(Preview::new(&session)).unwrap();
     session
+}
+
+/// Sibling calls run in order; every call runs, whatever a previous one
+/// pushed or returned.
+fn execute_all(session: &Session, calls: &[ToolCall]) -> Vec<ToolResult> {
+    calls.iter().map(|call| session.execute(call)).collect()
 }
 
 fn offered(session: &Session) -> Vec<String> {
@@ -143,7 +152,7 @@ fn queued_named_override_degrades_for_providers_that_cannot_force() {
 fn every_push_queues_one_hidden_reminder() {
     let session = session_with_preview();
     assert!(session.take_messages().is_empty());
-    session.execute_batch(&[preview_call("a"), preview_call("b")]);
+    execute_all(&session, &[preview_call("a"), preview_call("b")]);
     let reminder = SessionMessage {
         text: PREVIEW_REMINDER.into(),
         hidden: true,
@@ -163,11 +172,14 @@ fn every_push_queues_one_hidden_reminder() {
 #[test]
 fn sibling_calls_in_a_batch_still_run_after_a_push() {
     let session = session_with_preview();
-    let results = session.execute_batch(&[
-        preview_call("first"),
-        ToolCall::new("x", "missing", json!({})),
-        preview_call("second"),
-    ]);
+    let results = execute_all(
+        &session,
+        &[
+            preview_call("first"),
+            ToolCall::new("x", "missing", json!({})),
+            preview_call("second"),
+        ],
+    );
     assert_eq!(results[0].text(), "preview of first");
     assert!(results[1].is_error);
     assert_eq!(results[2].text(), "preview of second");
@@ -220,7 +232,7 @@ fn duplicate_tool_registration_conflicts() {
         "Tool name \"preview\" conflicts with existing tool"
     );
     let err = session
-        .register_tool(Arc::new(crate::ResolveTool::new(Arc::clone(
+        .register_tool(Arc::new(crate::resolve::ResolveTool::new(Arc::clone(
             session.store(),
         ))))
         .unwrap_err();
@@ -260,7 +272,7 @@ fn progress_and_cancellation_reach_the_tool() {
         .unwrap();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
-    let token = crate::CancellationToken::new();
+    let token = crate::cancel::CancellationToken::new();
     let context = ToolContext::new("call-7", session.cwd())
         .with_progress(Arc::new(move |p: &ToolOutput| {
             sink.lock().unwrap().push(p.clone())
@@ -294,14 +306,14 @@ fn tool_choice_serialises_in_provider_shape() {
 fn session_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Session>();
-    assert_send_sync::<crate::ToolContext>();
-    assert_send_sync::<crate::ToolRegistry>();
+    assert_send_sync::<crate::tool::ToolContext>();
+    assert_send_sync::<crate::registry::ToolRegistry>();
 }
 
 /// A built-in-style tool that sleeps, then pushes, on its own thread.
 struct SlowPreview {
-    store: Arc<crate::PendingActionStore>,
-    pushed: Arc<std::sync::Mutex<Vec<Result<u64, crate::PushRefused>>>>,
+    store: Arc<crate::pending::PendingActionStore>,
+    pushed: Arc<std::sync::Mutex<Vec<Result<u64, crate::call::PushRefused>>>>,
     schema: Value,
 }
 
@@ -322,7 +334,7 @@ impl Tool for SlowPreview {
         let ms = arguments["ms"].as_u64().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(ms));
         let action = PendingAction::try_new("Slow", |_| Ok(ToolOutput::default())).unwrap();
-        let pushed = crate::push_for_running_call(&self.store, action);
+        let pushed = crate::call::push_for_running_call(&self.store, action);
         self.pushed.lock().unwrap().push(pushed);
         Ok(ToolOutput::text("pushed"))
     }
@@ -330,9 +342,9 @@ impl Tool for SlowPreview {
 
 #[test]
 fn a_built_in_tool_past_the_limit_times_out_and_its_late_push_is_refused() {
-    let session = Session::new(std::env::temp_dir()).with_limits(crate::CallLimits {
+    let session = Session::new(std::env::temp_dir()).with_limits(crate::limits::CallLimits {
         time: Some(std::time::Duration::from_millis(100)),
-        ..crate::CallLimits::default()
+        ..crate::limits::CallLimits::default()
     });
     let pushed = Arc::new(std::sync::Mutex::new(Vec::new()));
     session
@@ -352,14 +364,17 @@ fn a_built_in_tool_past_the_limit_times_out_and_its_late_push_is_refused() {
     let pushed = pushed.lock().unwrap();
     assert_eq!(pushed.len(), 2);
     assert!(pushed[0].is_ok(), "the call in time pushed");
-    assert_eq!(pushed[1], Err(crate::PushRefused::NotRunning));
-    assert_eq!(pushed[1].unwrap_err().to_string(), crate::PUSH_OUTSIDE_CALL);
+    assert_eq!(pushed[1], Err(crate::call::PushRefused::NotRunning));
+    assert_eq!(
+        pushed[1].unwrap_err().to_string(),
+        crate::call::PUSH_OUTSIDE_CALL
+    );
     assert_eq!(session.store().len(), 1);
 }
 
 #[test]
 fn a_result_over_the_cap_is_cut_with_the_note() {
-    let session = Session::new(std::env::temp_dir()).with_limits(crate::CallLimits {
+    let session = Session::new(std::env::temp_dir()).with_limits(crate::limits::CallLimits {
         time: None,
         result_bytes: Some(10),
     });

@@ -1,8 +1,9 @@
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use xcsh_tool_types::ToolOutput;
+
 use super::*;
-use crate::ToolOutput;
 
 fn action(label: &str) -> PendingAction {
     PendingAction::try_new(label, |_| Ok(ToolOutput::default())).unwrap()

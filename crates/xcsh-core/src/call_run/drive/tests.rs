@@ -5,8 +5,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::work_tool::session;
-use crate::{Session, ToolCall, ToolContext, ToolResult, Turns};
+use super::{Turns, drive};
+use crate::call_run::work_tool::session;
+use crate::output::ToolResult;
+use crate::session::Session;
+use crate::tool::ToolCall;
+use crate::tool::ToolContext;
 
 /// Calls in order; records each result, the pending count after it, and
 /// the thread that took it.
@@ -63,7 +67,7 @@ fn work(args: Value) -> Value {
 #[test]
 fn without_a_limit_every_call_runs_on_the_callers_thread() {
     let (session, _) = session(None);
-    let script = crate::drive(&session, Script::of(vec![work(json!({})), work(json!({}))]));
+    let script = drive(&session, Script::of(vec![work(json!({})), work(json!({}))]));
     let here = format!("{:?} cancelled=false", std::thread::current().id());
     assert_eq!(script.texts(), [here.clone(), here]);
 }
@@ -71,7 +75,7 @@ fn without_a_limit_every_call_runs_on_the_callers_thread() {
 #[test]
 fn under_a_limit_the_loop_and_its_calls_share_one_session_thread() {
     let (session, _) = session(Some(5_000));
-    let script = crate::drive(
+    let script = drive(
         &session,
         Script::of(vec![work(json!({})), work(json!({})), work(json!({}))]),
     );
@@ -91,7 +95,7 @@ fn under_a_limit_the_loop_and_its_calls_share_one_session_thread() {
 #[test]
 fn refused_and_panicking_calls_give_the_results_execute_gives() {
     let (session, _) = session(Some(5_000));
-    let script = crate::drive(
+    let script = drive(
         &session,
         Script::of(vec![
             json!({"tool": "nope", "args": {}}),
@@ -112,7 +116,7 @@ fn refused_and_panicking_calls_give_the_results_execute_gives() {
 fn a_call_past_the_limit_times_out_its_pushes_are_taken_back_and_the_drive_goes_on() {
     let (session, returned) = session(Some(300));
     let started = Instant::now();
-    let script = crate::drive(
+    let script = drive(
         &session,
         Script::of(vec![
             work(json!({})),
@@ -161,7 +165,7 @@ fn a_call_past_the_limit_times_out_its_pushes_are_taken_back_and_the_drive_goes_
 #[test]
 fn the_stuck_calls_late_push_is_refused() {
     let (session, returned) = session(Some(50));
-    let script = crate::drive(
+    let script = drive(
         &session,
         Script::of(vec![work(json!({"label": "late", "ms": 200}))]),
     );
@@ -177,7 +181,7 @@ fn the_stuck_calls_late_push_is_refused() {
 #[test]
 fn resolve_in_a_drive_applies_what_an_earlier_call_pushed() {
     let (session, _) = session(Some(5_000));
-    let script = crate::drive(
+    let script = drive(
         &session,
         Script::of(vec![
             work(json!({"label": "rename"})),
@@ -195,8 +199,8 @@ fn a_panic_in_the_front_end_reaches_the_caller() {
     let mut script = Script::of(vec![work(json!({})), work(json!({}))]);
     script.panic_after = Some(1);
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::drive(&session, script);
+        drive(&session, script);
     }));
     let payload = caught.expect_err("the panic was resumed");
-    assert_eq!(crate::panic_message(&*payload), "front end bug");
+    assert_eq!(xcsh_tool_types::panic_message(&*payload), "front end bug");
 }

@@ -1,10 +1,10 @@
 //! Driving a session from a front end that reads calls one after another.
 //!
-//! [`Session::execute`] hands each limited call to a worker thread and
-//! waits for it: two thread hand-offs per call. [`drive`] turns
-//! that around for a front end that owns its loop (`xcsh run`): the loop
-//! and every call run on one session thread, and the caller's thread
-//! becomes the watchdog. When a call passes the limit, the watchdog takes
+//! Run one at a time ([`Session::execute`]), each limited call goes to a
+//! worker thread and the caller waits for it: two thread hand-offs per
+//! call. [`drive`] turns that around for a front end that owns its loop
+//! (`xcsh run`): the loop and every call run on one session thread, and
+//! the caller's thread becomes the watchdog. When a call passes the limit, the watchdog takes
 //! back what the call pushed, sets its cancellation flag, hands the
 //! timeout result to the front end on a fresh session thread, and the
 //! stuck thread is abandoned: it ends when its call returns, if ever, and
@@ -15,13 +15,19 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use xcsh_tool_types::sync::lock;
+
 use crate::call::RunningCall;
+use crate::call_run::one_call::run_one;
+use crate::call_run::prepared::{LimitedBy, PreparedCall, finish, time_out};
+use crate::call_run::runner::{Failure, WORKER_STACK_BYTES};
+use crate::call_run::watchdog::{Event, Watchdog};
+use crate::cancel::CancellationToken;
+use crate::output::ToolResult;
 use crate::panic::catch;
-use crate::runner::{Failure, Runner, WORKER_STACK_BYTES};
-use crate::session::{LimitedBy, PreparedCall};
-use crate::sync::lock;
-use crate::watchdog::{Event, Watchdog};
-use crate::{CancellationToken, Session, ToolCall, ToolContext, ToolResult};
+use crate::session::Session;
+use crate::tool::ToolCall;
+use crate::tool::ToolContext;
 
 /// A front end's side of [`drive`]: where the calls come from and
 /// where their results go.
@@ -124,19 +130,18 @@ fn expire<T: Turns>(
         cancellation,
         limit,
     } = parked;
-    Runner::take_back(session.store(), call.finish());
-    let result = session.finish(&name, &cancellation, Err(Failure::TimedOut(limit)), &[]);
+    let result = time_out(&**session, &name, &cancellation, Some(&call), limit);
     start_thread(session, dog, turns, Some(result))
 }
 
-/// The drive on this thread through [`Session::execute_owned`], first
-/// handing over `result` if there is one.
+/// The drive on this thread, each call as [`Session::execute`] runs it,
+/// first handing over `result` if there is one.
 fn drive_here<T: Turns>(session: &Session, mut turns: T, result: Option<ToolResult>) -> T {
     if let Some(result) = result {
         turns.take_result(session, result);
     }
     while let Some((call, context)) = turns.next_call(session) {
-        let result = session.execute_owned(call, context);
+        let result = run_one(session, call, context);
         turns.take_result(session, result);
     }
     turns
@@ -191,7 +196,7 @@ fn drive_thread<T: Turns>(
         turns.take_result(session, result);
     }
     while let Some((call, context)) = turns.next_call(session) {
-        let result = match session.prepare(call, context) {
+        let result = match PreparedCall::new(session, call, context) {
             Err(refused) => refused,
             Ok(prepared) => match (prepared.limited_by, session.limits().time) {
                 (LimitedBy::Session, Some(limit)) => {
@@ -199,7 +204,7 @@ fn drive_thread<T: Turns>(
                     turns = back;
                     result
                 }
-                _ => session.run_prepared(prepared),
+                _ => prepared.run_here(session),
             },
         };
         turns.take_result(session, result);
@@ -241,7 +246,13 @@ fn run_watched<T: Turns>(
     let parked = dog.disarm(ticket)?;
     let pushed = call.finish();
     drop(entered);
-    let result = session.finish(&parked.name, context.cancellation(), outcome, &pushed);
+    let result = finish(
+        session,
+        &parked.name,
+        context.cancellation(),
+        outcome,
+        &pushed,
+    );
     Some((result, parked.turns))
 }
 

@@ -5,11 +5,13 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::CallTimer;
-use crate::work_tool::session;
-use crate::{ToolCall, ToolContext, watched_call};
+use crate::call_run::watched::watched_call;
+use crate::call_run::work_tool::session;
+use crate::tool::ToolCall;
+use crate::tool::ToolContext;
 
 fn armed(timer: &CallTimer) -> usize {
-    crate::sync::lock(&timer.shared.state).armed.len()
+    xcsh_tool_types::sync::lock(&timer.shared.state).armed.len()
 }
 
 #[test]

@@ -3,8 +3,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::work_tool::session;
-use crate::{ToolCall, ToolContext, watched_call};
+use super::watched_call;
+use crate::call_run::work_tool::session;
+use crate::tool::ToolCall;
+use crate::tool::ToolContext;
 
 fn call(arguments: Value) -> (ToolCall, ToolContext) {
     let call = ToolCall::new("w1", "work", arguments);

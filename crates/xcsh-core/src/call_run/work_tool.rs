@@ -1,19 +1,24 @@
 //! A test tool that sleeps, may push and says which thread ran it; the
-//! session it is registered in (tests of `drive` and `watched_call`).
+//! session it is registered in (tests of `drive`, `watched_call` and the
+//! call timer).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use xcsh_tool_types::{ToolError, ToolOutput};
 
 use crate::call::push_for_running_call;
-use crate::{CallLimits, PendingAction, Session, Tool, ToolContext, ToolError, ToolOutput};
+use crate::limits::CallLimits;
+use crate::pending::{PendingAction, PendingActionStore};
+use crate::session::Session;
+use crate::tool::{Tool, ToolContext};
 
 /// Sleeps `ms`, then pushes an action labelled `label` (if given) and says
 /// which thread ran it; `"panic"` panics.
 pub(crate) struct Work {
-    store: Arc<crate::PendingActionStore>,
+    store: Arc<PendingActionStore>,
     schema: Value,
     returned: Arc<AtomicUsize>,
 }
@@ -53,7 +58,7 @@ impl Tool for Work {
     }
 }
 
-pub(crate) fn push(store: &crate::PendingActionStore, label: &str) -> Result<(), String> {
+pub(crate) fn push(store: &PendingActionStore, label: &str) -> Result<(), String> {
     let action = PendingAction::try_new(label, |_| Ok(ToolOutput::text("applied")))
         .map_err(|e| e.to_string())?;
     push_for_running_call(store, action)

@@ -2,7 +2,7 @@
 //!
 //! A front end that runs each call on a thread of its own (the MCP server,
 //! on tokio's blocking threads) hands [`CallTimer::run`] the two sides of a
-//! [`watched_call`](crate::watched_call): the call runs on the calling
+//! [`watched_call`](super::watched_call): the call runs on the calling
 //! thread, and the timer's thread expires it if its limit passes first.
 //! Either way the front end's `answer` gets the call's result exactly once,
 //! at the latest at the limit.
@@ -20,8 +20,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::sync::lock;
-use crate::{CallWatch, ToolResult, WatchedRun};
+use xcsh_tool_types::sync::lock;
+
+use crate::call_run::watched::{CallWatch, WatchedRun};
+use crate::output::ToolResult;
 
 /// Where a call's result goes, taken by whichever side answers.
 type Answer = Arc<Mutex<Option<Box<dyn FnOnce(ToolResult) + Send>>>>;

@@ -17,12 +17,17 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use xcsh_tool_types::sync::lock;
+
 use crate::call::RunningCall;
+use crate::call_run::prepared::{LimitedBy, PreparedCall, finish, time_out};
+use crate::call_run::runner::Failure;
+use crate::cancel::CancellationToken;
+use crate::output::ToolResult;
 use crate::panic::catch;
-use crate::runner::{Failure, Runner};
-use crate::session::LimitedBy;
-use crate::sync::lock;
-use crate::{CancellationToken, Session, ToolCall, ToolContext, ToolResult};
+use crate::session::Session;
+use crate::tool::ToolCall;
+use crate::tool::ToolContext;
 
 /// Where a watched call is.
 #[derive(Debug)]
@@ -120,13 +125,13 @@ impl WatchedRun {
             call,
             context,
         } = self;
-        let session = &shared.session;
-        let prepared = match session.prepare(call, context) {
+        let session: &Session = &shared.session;
+        let prepared = match PreparedCall::new(session, call, context) {
             Ok(prepared) => prepared,
             Err(refused) => return shared.end_unwatched(|| refused),
         };
         if prepared.limited_by != LimitedBy::Session || session.limits().time.is_none() {
-            return shared.end_unwatched(|| session.run_prepared(prepared));
+            return shared.end_unwatched(|| prepared.run_here(session));
         }
         let running = RunningCall::default();
         let entered = running.enter();
@@ -149,7 +154,8 @@ impl WatchedRun {
         }
         let pushed = running.finish();
         drop(entered);
-        Some(session.finish(
+        Some(finish(
+            session,
             &prepared.name,
             prepared.context.cancellation(),
             outcome,
@@ -200,15 +206,12 @@ impl CallWatch {
                 }
             }
         };
-        let session = &self.shared.session;
-        if let Some(running) = running {
-            Runner::take_back(session.store(), running.finish());
-        }
-        Some(session.finish(
+        Some(time_out(
+            &*self.shared.session,
             &self.shared.name,
             &self.shared.cancellation,
-            Err(Failure::TimedOut(limit)),
-            &[],
+            running.as_ref(),
+            limit,
         ))
     }
 }

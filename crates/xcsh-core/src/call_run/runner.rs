@@ -1,7 +1,8 @@
-//! Running one call under the session's time limit.
+//! The session's workers: code that must end at the time limit while its
+//! caller waits (the tool of a call run one at a time, an apply, a reject).
 //!
-//! Without a limit a call runs on the caller's thread. With one it runs on
-//! a worker thread and the caller stops waiting at the limit. Code that
+//! Without a limit the code runs on the caller's thread. With one it runs
+//! on a worker thread and the caller stops waiting at the limit. Code that
 //! never returns cannot be stopped from outside (threads cannot be killed
 //! safely), so its worker is abandoned: it keeps what it needs alive and
 //! ends when that code returns, if ever. Workers that finish in time are
@@ -15,12 +16,13 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use crate::PendingActionStore;
+use xcsh_tool_types::sync::{lock, read, write};
+
 use crate::call::RunningCall;
-use crate::handoff::{Spin, wake};
+use crate::call_run::spin::{Spin, wake};
 use crate::limits::CallLimits;
 use crate::panic::catch;
-use crate::sync::{lock, read, write};
+use crate::pending::PendingActionStore;
 
 /// Main threads get 8 MiB of stack; calls (parsers, pack code) keep that.
 pub(crate) const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
@@ -56,7 +58,7 @@ impl Runner {
     }
 
     /// Runs `job`, an apply or a reject, as one call that may push
-    /// nothing ([`PushRefused::FromApplyOrReject`](crate::PushRefused)):
+    /// nothing ([`PushRefused::FromApplyOrReject`](crate::call::PushRefused)):
     /// an action belongs to the tool call that previewed it. On a timeout
     /// the call ends at once.
     pub(crate) fn run<T: Send + 'static>(
@@ -280,9 +282,11 @@ pub(crate) type SharedRunner = Arc<Runner>;
 mod tests {
     use std::sync::mpsc;
 
+    use xcsh_tool_types::ToolOutput;
+
     use super::*;
-    use crate::call::push_for_running_call;
-    use crate::{PendingAction, ToolOutput};
+    use crate::call::{PUSH_FROM_RESOLVE, PushRefused, push_for_running_call};
+    use crate::pending::PendingAction;
 
     fn limited(ms: u64) -> Runner {
         let runner = Runner::default();
@@ -349,11 +353,8 @@ mod tests {
                     push_for_running_call(&in_call, action)
                 })
                 .unwrap();
-            assert_eq!(pushed, Err(crate::PushRefused::FromApplyOrReject));
-            assert_eq!(
-                pushed.unwrap_err().to_string(),
-                crate::call::PUSH_FROM_RESOLVE
-            );
+            assert_eq!(pushed, Err(PushRefused::FromApplyOrReject));
+            assert_eq!(pushed.unwrap_err().to_string(), PUSH_FROM_RESOLVE);
             assert!(store.is_empty());
         }
     }

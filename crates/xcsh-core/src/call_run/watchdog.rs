@@ -12,7 +12,7 @@
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::sync::lock;
+use xcsh_tool_types::sync::lock;
 
 /// What [`Watchdog::next_event`] saw.
 #[derive(Debug, PartialEq, Eq)]
