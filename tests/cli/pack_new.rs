@@ -59,20 +59,25 @@ fn a_new_pack_passes_its_tests_and_builds_a_library_xcsh_loads() {
     }
 
     // The SDK by path, relative to the new crate: never this checkout's
-    // absolute path, in the manifest or the README.
+    // absolute path, in any file it wrote (the manifest, the README, the
+    // copied Cargo.lock, the sources).
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
         .canonicalize()
         .unwrap();
-    for file in ["Cargo.toml", "README.md"] {
-        let text = std::fs::read_to_string(crate_dir.path().join(file)).unwrap();
-        let absolute = repo.to_str().unwrap();
-        for before in ['"', '`', ' ', '\n'] {
-            assert!(
-                !text.contains(&format!("{before}{absolute}")),
-                "{file} names the checkout by its absolute path: {text}"
-            );
-        }
-    }
+    let written = files_under(crate_dir.path());
+    assert_eq!(
+        written,
+        [
+            ".gitignore",
+            "Cargo.lock",
+            "Cargo.toml",
+            "README.md",
+            "src/append.rs",
+            "src/lib.rs",
+            "tests/append.rs"
+        ]
+    );
+    assert_no_absolute_path_to(crate_dir.path(), &repo);
     let manifest = std::fs::read_to_string(crate_dir.path().join("Cargo.toml")).unwrap();
     let api = relative_to(crate_dir.path(), &repo.join("crates/xcsh-plugin-api"));
     assert!(
@@ -104,6 +109,42 @@ fn a_directory_with_files_in_it_is_refused() {
         output.stderr,
         "error: taken is not empty: choose a new directory\n"
     );
+}
+
+/// No file under `dir` names `repo` by its absolute path (a path that
+/// starts a token, not a substring of a relative one).
+fn assert_no_absolute_path_to(dir: &Path, repo: &Path) {
+    let absolute = repo.to_str().unwrap();
+    for file in files_under(dir) {
+        let text = std::fs::read_to_string(dir.join(&file)).unwrap();
+        let starts_a_token = text.starts_with(absolute)
+            || ['"', '\'', '`', ' ', '\n', '(', '=']
+                .iter()
+                .any(|before| text.contains(&format!("{before}{absolute}")));
+        assert!(
+            !starts_a_token,
+            "{file} names the checkout by its absolute path: {text}"
+        );
+    }
+}
+
+/// The files under `dir`, relative to it, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(next) = dirs.pop() {
+        for entry in std::fs::read_dir(&next).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap();
+                files.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// `to` as the relative path `xcsh pack new` writes from `from`.
@@ -154,6 +195,7 @@ fn sdk_chooses_a_clone_by_relative_path_or_a_version_requirement() {
         "{manifest}"
     );
     assert!(by_path.join("Cargo.lock").is_file());
+    assert_no_absolute_path_to(&by_path, &repo);
 
     let by_version = dir.path().join("by-version");
     let output = env.run(

@@ -257,6 +257,71 @@ fn arguments_are_validated_against_the_tidied_schema() {
     assert_eq!(pack.call("nope", json!({})).text(), "Unknown tool: nope");
 }
 
+/// Arguments of `nested`: a list and a nested struct.
+#[params]
+struct Nested {
+    /// The files.
+    files: Vec<String>,
+    /// How deep.
+    options: Depth,
+}
+
+/// How deep `nested` goes.
+#[params]
+struct Depth {
+    /// The depth.
+    depth: u32,
+}
+
+fn nested(_host: &Host) -> Result<ToolPack, ToolError> {
+    Ok(ToolPack::new().with_tool(FnTool::new(
+        "my_tool",
+        "My Tool",
+        "Takes nested arguments.",
+        |p: Nested, _ctx: &ToolContext<'_>| {
+            Ok(ToolOutput::text(format!(
+                "{} file(s), depth {}",
+                p.files.len(),
+                p.options.depth
+            )))
+        },
+    )))
+}
+
+/// The guide's examples of a refused call, word for word: a missing or an
+/// unknown field by name, an error inside a field (nested too) from its
+/// JSON pointer.
+#[test]
+fn an_error_inside_a_nested_field_starts_with_its_json_pointer() {
+    let pack = PackTest::new("nested", nested).unwrap();
+    assert_eq!(
+        pack.call("my_tool", json!({"options": {"depth": 1}}))
+            .text(),
+        "Invalid arguments for my_tool: \"files\" is a required property"
+    );
+    assert_eq!(
+        pack.call(
+            "my_tool",
+            json!({"files": [], "flies": [], "options": {"depth": 1}})
+        )
+        .text(),
+        "Invalid arguments for my_tool: Additional properties are not allowed ('flies' was unexpected)"
+    );
+    assert_eq!(
+        pack.call(
+            "my_tool",
+            json!({"files": [], "options": {"depth": "deep"}})
+        )
+        .text(),
+        "Invalid arguments for my_tool: /options/depth: \"deep\" is not of type \"integer\""
+    );
+    assert_eq!(
+        pack.call("my_tool", json!({"files": ["a"], "options": {"depth": 2}}))
+            .text(),
+        "1 file(s), depth 2"
+    );
+}
+
 #[test]
 fn hints_reach_the_host() {
     let pack = pack();

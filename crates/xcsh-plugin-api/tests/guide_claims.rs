@@ -1,20 +1,42 @@
 //! The guide's claims about the `xcsh` front ends are each checked by a
-//! test that exercises them: every paragraph of `src/guide.md` that names
-//! `xcsh` or a front end carries a `<!-- checked by: FILE TEST -->` line,
-//! and each named test exists. A claim added without a test, or a test
-//! renamed or removed under a claim, fails here. (The guide's examples are
-//! compiled and run as doctests of the `guide` module.)
+//! test that exercises them: every paragraph of `src/guide.md`, and of
+//! the repository's `docs/writing-packs.md` (where an author starts), that
+//! names `xcsh` or a front end carries a `<!-- checked by: FILE TEST -->`
+//! line, and each named test exists. A claim added without a test, or a
+//! test renamed or removed under a claim, fails here. (The guide's
+//! examples are compiled and run as doctests of the `guide` module.)
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const GUIDE: &str = include_str!("../src/guide.md");
 const MARKER: &str = "<!-- checked by: ";
 
-/// The guide's paragraphs outside code blocks.
-fn paragraphs() -> Vec<String> {
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The guides checked: the crate docs' and the repository's
+/// `docs/writing-packs.md`, by name.
+fn guides() -> Vec<(&'static str, String)> {
+    let start = root().join("docs/writing-packs.md");
+    let start = std::fs::read_to_string(&start)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", start.display()));
+    vec![
+        ("src/guide.md", GUIDE.to_owned()),
+        ("docs/writing-packs.md", start),
+    ]
+}
+
+/// A guide's paragraphs outside code blocks.
+fn paragraphs(guide: &str) -> Vec<String> {
     let mut paragraphs = vec![String::new()];
     let mut in_code = false;
-    for line in GUIDE.lines() {
+    for line in guide.lines() {
         if line.trim_start().starts_with("```") {
             in_code = !in_code;
             continue;
@@ -49,37 +71,38 @@ fn is_front_end_claim(paragraph: &str) -> bool {
 
 #[test]
 fn every_front_end_claim_of_the_guide_names_a_test() {
-    let unchecked: Vec<String> = paragraphs()
-        .into_iter()
-        .filter(|p| is_front_end_claim(p) && !p.contains(MARKER))
-        .collect();
-    assert!(
-        unchecked.is_empty(),
-        "guide paragraphs about the front ends with no `{MARKER}FILE TEST -->` line:\n\n{}",
-        unchecked.join("\n")
-    );
+    for (name, guide) in guides() {
+        let unchecked: Vec<String> = paragraphs(&guide)
+            .into_iter()
+            .filter(|p| is_front_end_claim(p) && !p.contains(MARKER))
+            .collect();
+        assert!(
+            unchecked.is_empty(),
+            "{name}: paragraphs about the front ends with no `{MARKER}FILE TEST -->` line:\n\n{}",
+            unchecked.join("\n")
+        );
+    }
 }
 
 #[test]
 fn every_test_the_guide_names_exists() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .unwrap();
-    let markers: Vec<&str> = GUIDE
-        .lines()
-        .filter_map(|line| line.strip_prefix(MARKER)?.strip_suffix(" -->"))
-        .collect();
-    assert!(markers.len() >= 20, "{markers:?}");
-    for marker in markers {
-        let (file, test) = marker
-            .split_once(' ')
-            .unwrap_or_else(|| panic!("`{marker}` is not FILE TEST"));
-        let source = std::fs::read_to_string(root.join(file))
-            .unwrap_or_else(|e| panic!("the guide names {file}: {e}"));
-        assert!(
-            source.contains(&format!("fn {test}(")),
-            "the guide names the test {test} in {file}, which has no such test"
-        );
+    let root = root();
+    for (name, guide) in guides() {
+        let markers: Vec<&str> = guide
+            .lines()
+            .filter_map(|line| line.strip_prefix(MARKER)?.strip_suffix(" -->"))
+            .collect();
+        assert!(markers.len() >= 10, "{name}: {markers:?}");
+        for marker in markers {
+            let (file, test) = marker
+                .split_once(' ')
+                .unwrap_or_else(|| panic!("{name}: `{marker}` is not FILE TEST"));
+            let source = std::fs::read_to_string(root.join(file))
+                .unwrap_or_else(|e| panic!("{name} names {file}: {e}"));
+            assert!(
+                source.contains(&format!("fn {test}(")),
+                "{name} names the test {test} in {file}, which has no such test"
+            );
+        }
     }
 }
