@@ -160,3 +160,71 @@ fn in_process_a_c_pack_crash_is_named_in_one_line_and_bad_json_is_an_error() {
     );
     assert_eq!(lines[1]["result"]["content"][0]["text"], "ok");
 }
+
+/// Compiles `source` into a pack library in `dir`.
+fn compile_pack(dir: &std::path::Path, name: &str, source: &str) -> std::path::PathBuf {
+    let include =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/xcsh-c-abi/include");
+    let source_path = dir.join(format!("{name}.c"));
+    std::fs::write(&source_path, source).unwrap();
+    let library = dir.join(format!("lib{name}.so"));
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let status = std::process::Command::new(&cc)
+        .args(["-shared", "-fPIC", "-std=c11", "-I"])
+        .arg(include)
+        .arg(&source_path)
+        .arg("-o")
+        .arg(&library)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {cc} ({e}): install gcc or set CC"));
+    assert!(status.success());
+    library
+}
+
+/// What loading the library at `path` in process reports.
+fn load_problems(path: &std::path::Path) -> Vec<String> {
+    let dir = tempfile::TempDir::new().unwrap();
+    let session = Session::new(dir.path());
+    load_packs_with(
+        &session,
+        &HostBinding::for_session(&session),
+        &[path.to_path_buf()],
+    )
+    .problems()
+}
+
+#[test]
+fn a_c_pack_of_another_version_or_refusing_to_load_is_one_line() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let future = compile_pack(
+        dir.path(),
+        "future",
+        "#include \"xcsh_pack.h\"\n\
+         XCSH_PACK_VISIBLE const uint32_t xcsh_pack_abi_version = 2;\n\
+         XcshStatus xcsh_pack_entry(const XcshHost *h, XcshPack *p) { (void)h; (void)p; return XCSH_OK; }\n",
+    );
+    let problems = load_problems(&future);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].ends_with(
+            "C pack built against xcsh_pack.h version 2; this xcsh loads version 1: rebuild the pack \
+             with the header of this xcsh (crates/xcsh-c-abi/include/xcsh_pack.h)"
+        ),
+        "{problems:?}"
+    );
+    let refusing = compile_pack(
+        dir.path(),
+        "refusing",
+        "#include \"xcsh_pack.h\"\n\
+         XCSH_PACK_DEFINE_VERSION;\n\
+         XcshStatus xcsh_pack_entry(const XcshHost *h, XcshPack *p) {\n\
+           (void)h; p->error = XCSH_STR(\"no licence file\"); return XCSH_REFUSED; }\n",
+    );
+    let problems = load_problems(&refusing);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0]
+            .ends_with("factory returned an error: xcsh_pack_entry returned 2: no licence file"),
+        "{problems:?}"
+    );
+}
