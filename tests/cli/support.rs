@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use tempfile::TempDir;
 use xcsh_loader::discover::pack_file_name;
 
-pub use xcsh_test_support::pack_path;
+pub use xcsh_test_support::{c_pack_path, pack_path};
 
 /// The binary under test.
 pub const XCSH: &str = env!("CARGO_BIN_EXE_xcsh");

@@ -168,3 +168,87 @@ pub fn example_pack_path() -> PathBuf {
         .join("examples")
         .join(pack_file_name(EXAMPLE_PACK))
 }
+
+/// The C and C++ packs of `plugins/c-packs` the tests load: the library's
+/// stem and its sources (the first names the language).
+const C_PACKS: &[(&str, &[&str])] = &[
+    ("batch_rename_c", &["batch_rename.c", "json.c"]),
+    ("batch_rename_cxx", &["batch_rename.cpp", "json.c"]),
+    ("crashy_c", &["crashy.c"]),
+];
+
+/// Builds the C or C++ pack `stem` (one of [`C_PACKS`]) once per test
+/// process with the system's compilers (`CC`, default `cc`; `CXX`, default
+/// `c++`), as `docs/c-packs.md` tells authors to: `-shared -fPIC`, the
+/// header from `crates/xcsh-c-abi/include`. Panics saying which compiler
+/// is missing and how to install it.
+pub fn c_pack_path(stem: &str) -> PathBuf {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    let (_, sources) = C_PACKS
+        .iter()
+        .find(|(name, _)| *name == stem)
+        .unwrap_or_else(|| panic!("{stem} is not in C_PACKS"));
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
+    if let Some(path) = built.get(stem) {
+        return path.clone();
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let dir = profile_dir().join("c-packs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = dir.join(pack_file_name(stem));
+    let building = dir.join(format!("{}.{}", pack_file_name(stem), std::process::id()));
+    let object = |source: &str, compiler: &str, flags: &[&str]| {
+        let object = dir.join(format!("{stem}-{source}.{}.o", std::process::id()));
+        let mut command = Command::new(compiler);
+        command
+            .args(flags)
+            .args(["-c", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-I"])
+            .arg(root.join("crates/xcsh-c-abi/include"))
+            .arg(root.join("plugins/c-packs").join(source))
+            .arg("-o")
+            .arg(&object);
+        compile(command, compiler, source);
+        object
+    };
+    let cxx = sources[0].ends_with(".cpp");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let cplusplus = std::env::var("CXX").unwrap_or_else(|_| "c++".to_owned());
+    let objects: Vec<PathBuf> = sources
+        .iter()
+        .map(|source| {
+            if source.ends_with(".cpp") {
+                object(source, &cplusplus, &["-std=c++17"])
+            } else {
+                object(source, &cc, &["-std=c11"])
+            }
+        })
+        .collect();
+    let linker = if cxx { &cplusplus } else { &cc };
+    let mut link = Command::new(linker);
+    link.arg("-shared").args(&objects).arg("-o").arg(&building);
+    compile(link, linker, stem);
+    for object in objects {
+        std::fs::remove_file(object).ok();
+    }
+    std::fs::rename(&building, &output).unwrap();
+    built.insert(stem.to_owned(), output.clone());
+    output
+}
+
+/// Runs a compiler, panicking with what to install when it is missing and
+/// with its messages when it fails.
+fn compile(mut command: Command, compiler: &str, what: &str) {
+    let output = command.output().unwrap_or_else(|e| {
+        panic!(
+            "cannot run {compiler} to build {what} ({e}): the C and C++ packs need a C and a C++ \
+             compiler; install them (Debian: apt-get install gcc g++) or name them in CC and CXX"
+        )
+    });
+    assert!(
+        output.status.success(),
+        "{compiler} failed building {what}:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -15,7 +15,8 @@ mod session;
 mod taught;
 
 pub use build::{
-    PACKS, build_example_with, compat_pack_path, example_pack_path, pack_path, profile_dir,
+    PACKS, build_example_with, c_pack_path, compat_pack_path, example_pack_path, pack_path,
+    profile_dir,
 };
 pub use compat_source::{COMPAT_SOURCE_PACK, compat_source_pack_path};
 pub use model_server::{LLAMA_CPP_PYTHON, ModelServer, free_port};

@@ -141,6 +141,10 @@ pub enum LoadError {
         /// The library the build makes beside it, e.g. `libmy_pack.so`.
         library: String,
     },
+    /// A library exporting the plain C interface's version symbol that this
+    /// host cannot load (another version, no entry function).
+    #[error("{0}")]
+    CInterface(String),
     /// The pack declares an ABI version this host does not load.
     #[error("incompatible API version: {}", version_advice(declared, supported))]
     IncompatibleVersion {

@@ -6,7 +6,9 @@
 //! ([`PackLibrary::open`]), checks it (abi_stable header, declared
 //! ABI version, type layouts), calls its factory with a host API bound to one
 //! session's pending-action store ([`HostBinding`]), and adapts the pack's
-//! tools into ordinary [`xcsh_core::Tool`]s. One bad library never stops the
+//! tools into ordinary [`xcsh_core::Tool`]s. A library exporting the plain
+//! C interface (`xcsh_pack.h`, crate `xcsh-c-abi`) instead of an abi_stable
+//! root module is a C pack; its tools are adapted the same way. One bad library never stops the
 //! others: [`load_packs`] collects every failure into a [`LoadReport`].
 //!
 //! ```no_run
@@ -24,10 +26,14 @@
 //! Tool-pack authors depend on `xcsh-plugin-api`, not on this crate.
 #![deny(missing_docs)]
 // Unsafe code lives in `crash` (the crash reporter's signal handler and the
-// batch of standard output it writes out) and in
-// `SealedPack::inherited` (taking the descriptor a parent handed over) only.
+// batch of standard output it writes out), in `c_pack` (calling packs
+// written against the plain C interface) and in `SealedPack::inherited`
+// (taking the descriptor a parent handed over) only.
 #![deny(unsafe_code)]
 
+#[cfg(unix)]
+#[allow(unsafe_code)]
+mod c_pack;
 mod call_log;
 mod convert;
 mod crash;

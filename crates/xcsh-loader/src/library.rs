@@ -32,6 +32,9 @@ pub struct PackLibrary {
 enum Module {
     V1(ToolPackModuleRef),
     V2(ToolPackModuleV2Ref),
+    /// A pack written against the plain C interface.
+    #[cfg(unix)]
+    C(crate::c_pack::CEntry),
 }
 
 /// Libraries opened so far, by canonical path: each is opened once.
@@ -57,6 +60,10 @@ pub(crate) enum Mapped {
     /// Mapped and its declared ABI version accepted; its layouts not yet
     /// checked.
     Header(PathBuf, Option<SystemTime>, &'static LibHeader),
+    /// Mapped, exporting the plain C interface at a version this host
+    /// loads; its entry not yet called.
+    #[cfg(unix)]
+    C(PathBuf, Option<SystemTime>, crate::c_pack::CEntry),
 }
 
 impl PackLibrary {
@@ -127,6 +134,23 @@ impl Opening {
         let (load_path, by_descriptor) = file.load_path();
         let canonical = file.path().to_path_buf();
         let built = file.built();
+        // A C pack is told by its symbols, before abi_stable looks for a
+        // root module it does not have.
+        #[cfg(unix)]
+        match crate::c_pack::probe(&load_path) {
+            Ok(None) => {}
+            found => {
+                let verified = if by_descriptor {
+                    Ok(())
+                } else {
+                    file.verify_loaded()
+                };
+                file.keep_open_forever();
+                let entry = found?.expect("matched above");
+                verified?;
+                return Ok(Mapped::C(canonical, built, entry));
+            }
+        }
         let loaded = lib_header_from_path(&load_path).map_err(LoadError::from_library);
         let verified = if by_descriptor || loaded.is_err() {
             Ok(())
@@ -157,6 +181,19 @@ impl Mapped {
         let (path, built, header) = match self {
             Self::Opened(library) => return Ok(library),
             Self::Header(path, built, header) => (path, *built, header),
+            #[cfg(unix)]
+            Self::C(path, built, entry) => {
+                let (name, version) = entry.describe(path)?;
+                let opened = PackLibrary {
+                    path: path.as_path().into(),
+                    name: name.into(),
+                    version,
+                    abi_version: crate::c_pack::C_ABI_VERSION.to_owned(),
+                    built: *built,
+                    module: Module::C(*entry),
+                };
+                return Ok(remember(path, opened));
+            }
         };
         let major = VersionNumber::new(header.version_strings())
             .map_err(|e| LoadError::InvalidHeader(crate::error::one_line(e)))?
@@ -191,12 +228,19 @@ impl Mapped {
             built,
             module,
         };
-        // Another thread may have opened the same file meanwhile: keep the
-        // first, so exactly one PackLibrary per file is leaked.
-        Ok(*lock_opened()
-            .entry(path.clone())
-            .or_insert_with(|| Box::leak(Box::new(opened))))
+        Ok(remember(path, opened))
     }
+}
+
+/// Remembers `opened` as the library at canonical `path`. Another thread
+/// may have opened the same file meanwhile: the first is kept, so exactly
+/// one `PackLibrary` per file is leaked.
+fn remember(path: &Path, opened: PackLibrary) -> &'static PackLibrary {
+    let mut opened_so_far = lock_opened();
+    let kept: &&'static PackLibrary = opened_so_far
+        .entry(path.to_path_buf())
+        .or_insert_with(|| Box::leak(Box::new(opened)));
+    kept
 }
 
 impl PackLibrary {
@@ -221,7 +265,8 @@ impl PackLibrary {
         self.built
     }
 
-    /// The `xcsh-plugin-api` ABI version the pack declares, e.g. `1.0.0`.
+    /// The `xcsh-plugin-api` ABI version the pack declares, e.g. `1.0.0`,
+    /// or `c-1` for a pack written against version 1 of `xcsh_pack.h`.
     pub fn abi_version(&self) -> &str {
         &self.abi_version
     }
@@ -246,6 +291,14 @@ impl PackLibrary {
                 Entry::V2 {
                     config_schema: module.config_schema().as_str(),
                     create: Box::new(move |api| create(api)),
+                }
+            }
+            #[cfg(unix)]
+            Module::C(entry) => {
+                let name = Arc::clone(&self.name);
+                Entry::V2 {
+                    config_schema: "",
+                    create: Box::new(move |api| entry.create_tools(&name, api)),
                 }
             }
         };

@@ -4,6 +4,7 @@
 
 mod as_user;
 mod attribution;
+mod c_packs;
 mod cli;
 mod crashes;
 mod file_state;
@@ -93,7 +94,7 @@ impl TestAgent {
             ..RunPolicy::default()
         };
         let discovery = Discovery {
-            packs: packs.iter().map(|name| pack_path(name)).collect(),
+            packs: packs.iter().map(|name| library(name)).collect(),
             from_project: Vec::new(),
             warnings: Vec::new(),
         };
@@ -140,6 +141,15 @@ impl TestAgent {
             "batch_rename_preview",
             json!({"files": files, "rule": {"kind": "suffix", "suffix": suffix}}),
         )
+    }
+}
+
+/// The library of a pack crate, or of a C or C++ pack named `c:STEM`
+/// (built from `plugins/c-packs`).
+pub fn library(name: &str) -> PathBuf {
+    match name.strip_prefix("c:") {
+        Some(stem) => crate::support::c_pack_path(stem),
+        None => pack_path(name),
     }
 }
 

@@ -13,8 +13,8 @@ use super::{Mode, Options, TestAgent};
 
 /// What one step showed: result, pending stack and files.
 #[derive(Debug, PartialEq)]
-struct Step {
-    what: &'static str,
+pub(super) struct Step {
+    pub(super) what: &'static str,
     is_error: bool,
     text: String,
     details: Option<Value>,
@@ -23,8 +23,14 @@ struct Step {
 }
 
 fn scenarios(mode: Mode) -> Vec<Step> {
+    scenarios_with(&["batch-rename", "fixture-hostile"], mode)
+}
+
+/// The seed scenarios over `packs`, which offer `batch_rename_preview` and
+/// `push_marker` between them.
+pub(super) fn scenarios_with(packs: &[&str], mode: Mode) -> Vec<Step> {
     let agent = TestAgent::new(
-        &["batch-rename", "fixture-hostile"],
+        packs,
         &["a.txt", "b.txt", "c.txt"],
         Options {
             mode,
