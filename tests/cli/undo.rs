@@ -467,3 +467,38 @@ fn undo_never_writes_through_a_link_put_in_the_way_after_the_apply() {
         }
     }
 }
+
+#[test]
+fn a_journal_cut_short_emptied_or_swapped_does_not_verify() {
+    let env = Env::new();
+    drafts(&env);
+    let output = env.run(&["run", "--plugin", arg(&batch_rename())], &rename_script());
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let path = env.user_journal();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let count = text.lines().count();
+    let lines: Vec<&str> = text.lines().collect();
+    let verify = |contents: String| {
+        std::fs::write(&path, contents).unwrap();
+        env.run(&["journal", "--verify"], "")
+    };
+    let intact = verify(text.clone());
+    assert_eq!(intact.code, Some(0), "{intact:?}");
+    for kept in [count - 1, 0] {
+        let cut = verify(
+            lines[..kept]
+                .iter()
+                .map(|line| format!("{line}\n"))
+                .collect(),
+        );
+        assert_eq!(cut.code, Some(1), "{cut:?}");
+        assert_eq!(
+            cut.stderr,
+            format!(
+                "error: journal {}: entry {} breaks the chain: it is missing: xcsh wrote {count} entries, the journal holds {kept} (cut short, emptied or replaced)\n",
+                path.display(),
+                kept + 1
+            )
+        );
+    }
+}

@@ -37,6 +37,11 @@ pub struct FileJournal {
     /// the journal went when it is not where the config puts it.
     notice: Option<String>,
     noticed: AtomicBool,
+    /// Where the anchors of journals are kept (see
+    /// [`anchor`](super::anchor)); `None`: this journal has none.
+    anchors: Option<PathBuf>,
+    /// This journal's anchor file, once worked out.
+    anchor: std::sync::OnceLock<Option<PathBuf>>,
 }
 
 impl FileJournal {
@@ -57,7 +62,18 @@ impl FileJournal {
             warned: AtomicBool::new(false),
             notice: None,
             noticed: AtomicBool::new(false),
+            anchors: None,
+            anchor: std::sync::OnceLock::new(),
         }
+    }
+
+    /// This journal, anchored in `anchors` (the user's
+    /// `journals/anchors/`): after every entry the anchor records where
+    /// the chain ends, so a journal cut short does not verify.
+    #[must_use]
+    pub fn with_anchors(mut self, anchors: Option<PathBuf>) -> Self {
+        self.anchors = anchors;
+        self
     }
 
     /// This journal, saying `notice` once (a warning) before its first
@@ -116,6 +132,16 @@ impl FileJournal {
         (&file).write_all(&bytes)?;
         if durable {
             file.sync_data()?;
+        }
+        if let Some(anchor) = self
+            .anchor
+            .get_or_init(|| {
+                let anchors = self.anchors.as_deref()?;
+                super::anchor::path_for(anchors, &self.path)
+            })
+            .as_deref()
+        {
+            super::anchor::write(anchor, &link)?;
         }
         *last = Some((length + bytes.len() as u64, link));
         Ok(())

@@ -103,7 +103,13 @@ fn journal(
     let place = crate::journal::Place::of(config, cwd, trusted, user.data.as_deref());
     if let Some(path) = place.path() {
         let key = crate::journal::key(user.data.as_deref());
-        FileJournal::new(path.to_owned(), PackOf::new(), key).record(entry);
+        let anchors = user
+            .data
+            .as_deref()
+            .map(|data| data.join(crate::journal::anchor::ANCHORS_DIR));
+        FileJournal::new(path.to_owned(), PackOf::new(), key)
+            .with_anchors(anchors)
+            .record(entry);
     }
     Ok(())
 }
