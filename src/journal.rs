@@ -53,7 +53,9 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
             )?;
             return Ok(());
         }
-        journal::Place::Named(path) | journal::Place::Redirected { path, .. } => path,
+        journal::Place::Named(path)
+        | journal::Place::Redirected { path, .. }
+        | journal::Place::Moved { path, .. } => path,
     };
     if args.verify {
         return verify(&path, user, &mut out);
