@@ -53,7 +53,9 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
             )?;
             return Ok(());
         }
-        journal::Place::Named(path) | journal::Place::Redirected { path, .. } => path,
+        journal::Place::Named(path)
+        | journal::Place::Redirected { path, .. }
+        | journal::Place::Moved { path, .. } => path,
     };
     if args.verify {
         return verify(&path, user, &mut out);
@@ -105,7 +107,15 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
 /// naming the first entry that breaks it.
 fn verify(path: &Path, user: &UserDirs, out: &mut impl io::Write) -> anyhow::Result<()> {
     let key = journal::key(user.data.as_deref());
-    let verdict = journal::verify::verify(path, &key)
+    let anchor =
+        match user.data.as_deref().and_then(|data| {
+            journal::anchor::path_for(&data.join(journal::anchor::ANCHORS_DIR), path)
+        }) {
+            Some(at) => journal::anchor::read(&at)
+                .with_context(|| format!("cannot read the journal's anchor {}", at.display()))?,
+            None => None,
+        };
+    let verdict = journal::verify::verify(path, &key, anchor.as_ref())
         .with_context(|| format!("cannot verify the journal {}", path.display()))?;
     match verdict {
         journal::verify::Verdict::Intact(count) => {

@@ -328,16 +328,40 @@ fn the_journal_can_be_moved_or_turned_off() {
     env.write("a.txt", "a");
     let config = env.user_config_dir().join("config.toml");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
-    std::fs::write(&config, "[journal]\npath = \"log/decisions.jsonl\"\n").unwrap();
+    let elsewhere = env.home.path().join("decisions.jsonl");
+    std::fs::write(
+        &config,
+        format!("[journal]\npath = \"{}\"\n", elsewhere.display()),
+    )
+    .unwrap();
     let pack = batch_rename();
     let input = script(&[prefix_old(&["a.txt"])]);
     env.run(&["run", "--plugin", arg(&pack)], &input);
-    let moved = std::fs::read_to_string(env.work().join("log/decisions.jsonl")).unwrap();
+    let moved = std::fs::read_to_string(&elsewhere).unwrap();
     assert_eq!(moved.lines().count(), 2, "the push and the session end");
-    assert!(!env.work().join(".xcsh").exists());
+    assert!(!env.work().join(".xcsh/journal.jsonl").exists());
+
+    // A path in the working directory, where isolated packs may write, is
+    // not used: the journal goes to the user's data directory, said once.
+    std::fs::write(&config, "[journal]\npath = \"log/decisions.jsonl\"\n").unwrap();
+    let output = env.run(&["run", "--plugin", arg(&pack)], &input);
+    assert!(!env.work().join("log").exists());
+    let kept = std::fs::read_dir(env.user_data_dir().join("journals"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.is_file())
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&kept).unwrap().lines().count(), 2);
+    assert!(
+        output.stderr.contains(&format!(
+            "warning: the journal {} would lie in the working directory, where isolated packs may write: this session's journal is kept in {} instead (put [journal] path under .xcsh/ or outside the project)\n",
+            env.work().join("log/decisions.jsonl").display(),
+            kept.display()
+        )),
+        "{output:?}"
+    );
 
     std::fs::write(&config, "[journal]\nenabled = false\n").unwrap();
-    std::fs::remove_dir_all(env.work().join("log")).unwrap();
     env.run(&["run", "--plugin", arg(&pack)], &input);
     assert!(!env.work().join("log").exists());
     assert_eq!(

@@ -361,3 +361,144 @@ fn the_reminder_reaches_the_model_over_mcp() {
         )
     );
 }
+
+/// Sets `path`'s permission bits.
+fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn undo_of_a_rename_an_ast_edit_and_a_multi_file_apply_keeps_modes_600_640_and_755() {
+    for isolate in [false, true] {
+        let env = Env::new();
+        for (name, mode) in [
+            ("draft-a.md", 0o600),
+            ("draft-b.md", 0o640),
+            ("draft-c.sh", 0o755),
+        ] {
+            chmod(&env.write(name, &format!("{name}\n")), mode);
+        }
+        for (name, mode) in [("a.rs", 0o600), ("b.rs", 0o640), ("c.rs", 0o755)] {
+            chmod(&env.write(name, "fn f() { old(1); }\n"), mode);
+        }
+        let before = tree(env.work());
+        let pack = batch_rename();
+        let ops = crate::support::pack_path("fixture-file-ops");
+        let mut args = vec!["run", "--plugin", arg(&pack), "--plugin", arg(&ops)];
+        if isolate {
+            args.push("--isolate");
+        }
+        let rename = preview_line(
+            &["draft-a.md", "draft-b.md", "draft-c.sh"],
+            json!({"kind": "regex", "pattern": "^draft-", "replacement": "final-"}),
+        );
+        let edit = json!({"tool": "ast_edit", "arguments": {
+            "pattern": "old($A)", "rewrite": "new($A)", "language": "rust", "path": ".",
+        }});
+        let multi = json!({"tool": "file_ops_preview", "arguments": {
+            "write": {"a.rs": "rewritten\n"},
+            "delete": ["b.rs"],
+            "rename": [{"from": "c.rs", "to": "bin/c.rs"}],
+        }});
+        let apply = resolve_line("apply", "ok");
+        let script = format!("{rename}\n{apply}\n{edit}\n{apply}\n{multi}\n{apply}\n");
+        let output = env.run(&args, &script);
+        assert_eq!(output.code, Some(0), "{output:?}");
+        let results = json_lines(&output.stdout);
+        assert!(
+            results
+                .iter()
+                .all(|line| line["result"]["isError"] == false),
+            "{output:?}"
+        );
+        assert_eq!(
+            env.files(),
+            ["a.rs", "bin", "final-a.md", "final-b.md", "final-c.sh"]
+        );
+        for _ in 0..3 {
+            let output = undo(&env, &["--yes"]);
+            assert_eq!(output.code, Some(0), "{output:?}");
+        }
+        assert_eq!(tree(env.work()), before, "isolate: {isolate}");
+    }
+}
+
+#[test]
+fn undo_never_writes_through_a_link_put_in_the_way_after_the_apply() {
+    for isolate in [false, true] {
+        let env = Env::new();
+        let outside = tempfile::tempdir().unwrap();
+        env.write("sub/notes.txt", "notes\n");
+        let pack = crate::support::pack_path("fixture-file-ops");
+        let mut args = vec!["run", "--plugin", arg(&pack)];
+        if isolate {
+            args.push("--isolate");
+        }
+        let write = json!({"tool": "file_ops_preview", "arguments": {
+            "write": {"sub/authorized_keys": "ssh-ed25519 AAAA attacker\n"},
+        }});
+        let delete = json!({"tool": "file_ops_preview", "arguments": {
+            "delete": ["sub/authorized_keys", "sub/notes.txt"],
+        }});
+        let apply = resolve_line("apply", "ok");
+        let output = env.run(&args, &format!("{write}\n{apply}\n{delete}\n{apply}\n"));
+        assert_eq!(output.code, Some(0), "{output:?}");
+        // What the pack does next: its directory becomes a link to one
+        // outside the project.
+        std::fs::remove_dir(env.work().join("sub")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), env.work().join("sub")).unwrap();
+        for force in [&["--yes"][..], &["--yes", "--force"]] {
+            let refused = undo(&env, force);
+            assert_eq!(refused.code, Some(1), "{refused:?}");
+            assert_eq!(
+                refused.stderr,
+                "error: Undo refused: cannot restore sub/authorized_keys, sub/notes.txt safely: sub is now a symbolic link, not the directory the snapshot recorded. Nothing was restored, with or without --force; put the directory back and undo again.\n"
+            );
+            assert_eq!(
+                std::fs::read_dir(outside.path()).unwrap().count(),
+                0,
+                "nothing written outside (isolate: {isolate})"
+            );
+            let entry = journal(&env).pop().unwrap();
+            assert_eq!(
+                (entry["event"].clone(), entry["outcome"].clone()),
+                (json!("undo"), json!("refused"))
+            );
+        }
+    }
+}
+
+#[test]
+fn a_journal_cut_short_emptied_or_swapped_does_not_verify() {
+    let env = Env::new();
+    drafts(&env);
+    let output = env.run(&["run", "--plugin", arg(&batch_rename())], &rename_script());
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let path = env.user_journal();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let count = text.lines().count();
+    let lines: Vec<&str> = text.lines().collect();
+    let verify = |contents: String| {
+        std::fs::write(&path, contents).unwrap();
+        env.run(&["journal", "--verify"], "")
+    };
+    let intact = verify(text.clone());
+    assert_eq!(intact.code, Some(0), "{intact:?}");
+    for kept in [count - 1, 0] {
+        let cut = verify(
+            lines[..kept]
+                .iter()
+                .map(|line| format!("{line}\n"))
+                .collect(),
+        );
+        assert_eq!(cut.code, Some(1), "{cut:?}");
+        assert_eq!(
+            cut.stderr,
+            format!(
+                "error: journal {}: entry {} breaks the chain: it is missing: xcsh wrote {count} entries, the journal holds {kept} (cut short, emptied or replaced)\n",
+                path.display(),
+                kept + 1
+            )
+        );
+    }
+}

@@ -3,7 +3,7 @@
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
-use crate::{FileState, UndoError};
+use crate::{FileMeta, FileState, UndoError};
 
 /// How one path changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +35,16 @@ pub struct Change {
     /// What the apply left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<FileState>,
+    /// The permission bits, owner, group and modification time of what
+    /// was there before (at `from` for a rename), as the snapshot saw
+    /// them: what an undo puts back with the content. Absent in records
+    /// of earlier versions (those restore mode 644 or 755).
+    #[serde(
+        default,
+        rename = "beforeMeta",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub before_meta: Option<FileMeta>,
 }
 
 impl Change {
@@ -84,6 +94,7 @@ pub(crate) fn between(
                 from: None,
                 before: None,
                 after: Some(state(&new)),
+                before_meta: None,
             },
             Delta::Deleted => Change {
                 kind: ChangeKind::Deleted,
@@ -91,6 +102,7 @@ pub(crate) fn between(
                 from: None,
                 before: Some(state(&old)),
                 after: None,
+                before_meta: None,
             },
             Delta::Renamed => Change {
                 kind: ChangeKind::Renamed,
@@ -98,6 +110,7 @@ pub(crate) fn between(
                 from: Some(path(&old)),
                 before: Some(state(&old)),
                 after: Some(state(&new)),
+                before_meta: None,
             },
             _ => Change {
                 kind: ChangeKind::Modified,
@@ -105,6 +118,7 @@ pub(crate) fn between(
                 from: None,
                 before: Some(state(&old)),
                 after: Some(state(&new)),
+                before_meta: None,
             },
         };
         changes.push(change);

@@ -64,9 +64,39 @@ pub enum UndoError {
         /// The files, comma-separated.
         paths: String,
     },
+    /// A directory on the way to some of the paths is now a symbolic link,
+    /// which no snapshot has: restoring them could write outside the
+    /// working directory. Nothing was restored.
+    #[error(
+        "Undo refused: cannot restore {paths} safely: {links} {verb} now a symbolic link, not the directory the snapshot recorded. Nothing was restored, with or without --force; put the directory back and undo again.",
+        verb = if *.plural { "are" } else { "is" }
+    )]
+    Linked {
+        /// The paths, comma-separated.
+        paths: String,
+        /// The links on their way, comma-separated.
+        links: String,
+        /// More than one link.
+        plural: bool,
+    },
 }
 
 impl UndoError {
+    /// [`UndoError::Linked`] for `linked` (each path with its link).
+    pub(crate) fn linked(linked: &[(String, String)]) -> Self {
+        let mut links: Vec<&str> = linked.iter().map(|(_, link)| link.as_str()).collect();
+        links.dedup();
+        Self::Linked {
+            paths: linked
+                .iter()
+                .map(|(path, _)| path.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            plural: links.len() > 1,
+            links: links.join(", "),
+        }
+    }
+
     pub(crate) fn io(
         what: &'static str,
         path: impl Into<PathBuf>,

@@ -19,12 +19,15 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(unix)]
+mod beneath;
 mod changes;
 mod dirty;
 mod error;
 mod file_state;
 mod limits;
 mod log;
+mod meta;
 mod observer;
 mod ops;
 mod plan;
@@ -39,6 +42,7 @@ pub use error::UndoError;
 pub use file_state::FileState;
 pub use limits::{DEFAULT_KEEP, DEFAULT_MAX_AGE_DAYS, DEFAULT_MAX_FILE_BYTES, Limits};
 pub use log::{ApplyRecord, LogLine, UndoRecord};
+pub use meta::FileMeta;
 pub use observer::UndoObserver;
 pub use ops::{PathOp, Plan};
 pub use reminder::reminder;

@@ -10,6 +10,7 @@ use xcsh_core::{ApplyInfo, ApplyObserver, ApplyWatch};
 
 use crate::dirty::Dirty;
 use crate::log::LogLine;
+use crate::meta::{MetaTable, Replaced};
 use crate::watch::Watcher;
 use crate::{Limits, Store, UndoError};
 
@@ -47,6 +48,8 @@ struct State {
     watcher: Option<Watcher>,
     /// The index holds stamps not yet written to the store.
     unwritten: bool,
+    /// The modes, owners and times of the last snapshot's files.
+    meta: MetaTable,
 }
 
 /// How far the store's log was read.
@@ -125,7 +128,7 @@ impl UndoObserver {
         open(&mut state, &self.root, &self.cwd, self.config)?;
         let taken = snapshot(&mut state);
         match taken {
-            Ok(tree) => Some(tree),
+            Ok((tree, _)) => Some(tree),
             Err(error) => {
                 tracing::warn!("no undo snapshot before this apply: {error}");
                 None
@@ -142,11 +145,15 @@ impl UndoObserver {
 /// memory, the watcher vouching for it. Not writing it is never wrong,
 /// only slower: the next session's first snapshot compares stamps with the
 /// last index written and reads again the files changed since.
-fn snapshot(state: &mut State) -> Result<Oid, UndoError> {
+///
+/// The metadata table is refreshed for the same paths; what it held for
+/// them before is returned with the tree.
+fn snapshot(state: &mut State) -> Result<(Oid, Replaced), UndoError> {
     let State {
         store,
         watcher,
         unwritten,
+        meta,
         ..
     } = state;
     let store = store.as_ref().expect("the store is open");
@@ -163,13 +170,16 @@ fn snapshot(state: &mut State) -> Result<Oid, UndoError> {
     match dirty {
         Dirty::All => {
             let tree = store.snapshot()?;
+            let replaced = meta.refresh_all(store.cwd(), &store.repo().index()?);
             store.write_index()?;
             *unwritten = false;
-            Ok(tree)
+            Ok((tree, replaced))
         }
         Dirty::Paths(paths) => {
             *unwritten |= !paths.is_empty();
-            store.snapshot_paths(&paths)
+            let tree = store.snapshot_paths(&paths)?;
+            let replaced = meta.refresh(store.cwd(), &store.repo().index()?, &paths);
+            Ok((tree, replaced))
         }
     }
 }
@@ -302,11 +312,13 @@ impl ApplyWatch for Watch {
             source_tool_name: &self.source_tool_name,
             policy: self.policy,
         };
-        let recorded: Result<Option<u64>, UndoError> = snapshot(&mut state).and_then(|after| {
-            let store = state.store.as_ref().expect("the store is open");
-            let _locked = store.lock()?;
-            store.record_apply(&info, self.before, after, applied)
-        });
+        let recorded: Result<Option<u64>, UndoError> =
+            snapshot(&mut state).and_then(|(after, replaced)| {
+                let store = state.store.as_ref().expect("the store is open");
+                let _locked = store.lock()?;
+                let before_meta = |path: &str| replaced.before(&state.meta, path);
+                store.record_apply(&info, self.before, after, applied, &before_meta)
+            });
         match recorded {
             Ok(id) => id.map(|id| id.to_string()),
             Err(error) => {

@@ -1,7 +1,7 @@
 //! An undo made ready: the paths it puts back, and which changed since.
 
-use crate::FileState;
 use crate::log::ApplyRecord;
+use crate::{FileMeta, FileState};
 
 /// One path an undo puts back.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,6 +13,10 @@ pub struct PathOp {
     pub expect: Option<FileState>,
     /// What goes back (`None`: the file is removed).
     pub restore: Option<FileState>,
+    /// The mode, owner, group and modification time that go back with
+    /// it, as the snapshot before the apply saw them (`None`: a record of
+    /// an earlier version; mode 644 or 755 then).
+    pub meta: Option<FileMeta>,
 }
 
 /// The undo of one apply, ready to run.
@@ -24,4 +28,8 @@ pub struct Plan {
     pub ops: Vec<PathOp>,
     /// Paths changed since the apply (not overwritten without `--force`).
     pub stale: Vec<String>,
+    /// Paths reached now through a symbolic link the snapshot did not
+    /// have, each with the link (relative): never restored, `--force` or
+    /// not.
+    pub linked: Vec<(String, String)>,
 }

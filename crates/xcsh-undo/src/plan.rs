@@ -1,8 +1,9 @@
 //! What undoing one apply would do, checked before anything is written.
 
+use crate::beneath::{Blocked, Root};
 use crate::log::LogLine;
 use crate::ops::{PathOp, Plan};
-use crate::{ChangeKind, FileState, Store, UndoError};
+use crate::{ChangeKind, FileMeta, FileState, Store, UndoError};
 
 impl Store {
     /// The undo of apply `id` (the newest one not undone when `None`): its
@@ -61,26 +62,72 @@ impl Store {
         }
         let mut ops = Vec::new();
         for change in &apply.changes {
-            let op = |path: &str, expect: &Option<FileState>, restore: &Option<FileState>| PathOp {
+            let op = |path: &str,
+                      expect: &Option<FileState>,
+                      restore: &Option<FileState>,
+                      meta: Option<FileMeta>| PathOp {
                 path: path.to_owned(),
                 expect: expect.clone(),
                 restore: restore.clone(),
+                meta: meta.filter(|_| restore.is_some()),
             };
             match (change.kind, &change.from) {
                 (ChangeKind::Renamed, Some(from)) => {
-                    ops.push(op(&change.path, &change.after, &None));
-                    ops.push(op(from, &None, &change.before));
+                    ops.push(op(&change.path, &change.after, &None, None));
+                    ops.push(op(from, &None, &change.before, change.before_meta));
                 }
-                _ => ops.push(op(&change.path, &change.after, &change.before)),
+                _ => ops.push(op(
+                    &change.path,
+                    &change.after,
+                    &change.before,
+                    change.before_meta,
+                )),
             }
         }
         ops.sort_by_key(|op| op.restore.is_some());
-        let mut stale = Vec::new();
-        for op in &ops {
-            if FileState::of(&self.cwd().join(&op.path))? != op.expect {
-                stale.push(op.path.clone());
+        let root = self.root()?;
+        let (stale, linked) = check(&root, &ops)?;
+        Ok(Plan {
+            apply,
+            ops,
+            stale,
+            linked,
+        })
+    }
+
+    /// The working directory, open for an undo.
+    pub(crate) fn root(&self) -> Result<Root, UndoError> {
+        Root::open(self.cwd()).map_err(UndoError::io("open", self.cwd()))
+    }
+}
+
+/// Paths changed since the apply, and paths behind a new link (each with
+/// the link).
+pub(crate) type Checked = (Vec<String>, Vec<(String, String)>);
+
+/// The paths of `ops` changed since the apply, and those a symbolic link
+/// the snapshot did not have now leads through (each with the link), as
+/// seen from `root` by descriptor.
+pub(crate) fn check(root: &Root, ops: &[PathOp]) -> Result<Checked, UndoError> {
+    let (mut stale, mut linked) = (Vec::new(), Vec::new());
+    for op in ops {
+        let now = match root.parent(&op.path, false) {
+            Ok(Some(parent)) => parent.state(),
+            Ok(None) => Ok(None),
+            Err(blocked) => Err(blocked),
+        };
+        match now {
+            Ok(now) if now != op.expect => stale.push(op.path.clone()),
+            Ok(_) => {}
+            Err(Blocked::Link(link)) => linked.push((op.path.clone(), link)),
+            Err(Blocked::Io(path, source)) => {
+                return Err(UndoError::Io {
+                    what: "read",
+                    path,
+                    source,
+                });
             }
         }
-        Ok(Plan { apply, ops, stale })
     }
+    Ok((stale, linked))
 }

@@ -1,27 +1,31 @@
-//! Running an undo: files written back from the store, never by pack code.
+//! Running an undo: files written back from the store, never by pack code,
+//! by descriptor from the working directory's root (see
+//! [`beneath`](crate::beneath)).
 
-use std::path::Path;
-
+use crate::beneath::Blocked;
 use crate::file_state::{EXECUTABLE, LINK};
 use crate::log::{self, LogLine, UndoRecord};
-use crate::{FileState, Plan, Store, UndoError};
+use crate::{Plan, Store, UndoError};
 
 impl Store {
-    /// Undoes the apply of `plan`: every path back as it was before it.
-    /// Refused, with nothing written, when a path changed since the apply
-    /// (or since the plan was made) unless `force`. The undo is logged.
+    /// Undoes the apply of `plan`: every path back as it was before it,
+    /// content, mode, owner and modification time (the owner where this
+    /// user may set it). Refused, with nothing written, when a path
+    /// changed since the apply (or since the plan was made) unless
+    /// `force`, and whatever `force` says when a symbolic link the
+    /// snapshot did not have now lies on the way to a path. The undo is
+    /// logged.
     ///
     /// # Errors
     ///
-    /// [`UndoError::Stale`], or a file that cannot be written (files
-    /// written before it stay written).
+    /// [`UndoError::Linked`], [`UndoError::Stale`], or a file that cannot
+    /// be written (files written before it stay written).
     pub fn undo(&self, plan: &Plan, force: bool, by: &str) -> Result<UndoRecord, UndoError> {
         let _locked = self.lock()?;
-        let mut stale = Vec::new();
-        for op in &plan.ops {
-            if FileState::of(&self.cwd().join(&op.path))? != op.expect {
-                stale.push(op.path.clone());
-            }
+        let root = self.root()?;
+        let (stale, linked) = crate::plan::check(&root, &plan.ops)?;
+        if !linked.is_empty() {
+            return Err(UndoError::linked(&linked));
         }
         if !stale.is_empty() && !force {
             return Err(UndoError::Stale {
@@ -32,15 +36,36 @@ impl Store {
         }
         let (mut restored, mut removed) = (Vec::new(), Vec::new());
         for op in &plan.ops {
-            let path = self.cwd().join(&op.path);
+            // Checked above; a link swapped in since is refused here too.
+            let blocked = |blocked| match blocked {
+                Blocked::Link(link) => UndoError::linked(&[(op.path.clone(), link)]),
+                Blocked::Io(path, source) => UndoError::Io {
+                    what: "write",
+                    path,
+                    source,
+                },
+            };
             match &op.restore {
                 None => {
-                    remove(&path)?;
-                    prune_empty_parents(self.cwd(), &path);
+                    if let Some(parent) = root.parent(&op.path, false).map_err(blocked)? {
+                        parent.remove().map_err(blocked)?;
+                        root.prune_empty_parents(&op.path);
+                    }
                     removed.push(op.path.clone());
                 }
                 Some(state) => {
-                    self.write_back(&path, state)?;
+                    let blob = self.repo().find_blob(state.oid()?)?;
+                    let parent = root
+                        .parent(&op.path, true)
+                        .map_err(blocked)?
+                        .expect("directories on the way are created");
+                    if state.mode == LINK {
+                        parent.link(blob.content()).map_err(blocked)?;
+                    } else {
+                        parent
+                            .write(blob.content(), state.mode == EXECUTABLE, op.meta.as_ref())
+                            .map_err(blocked)?;
+                    }
                     restored.push(op.path.clone());
                 }
             }
@@ -58,73 +83,4 @@ impl Store {
         log::append(&self.log_path(), &LogLine::Undo(record.clone()))?;
         Ok(record)
     }
-
-    /// Writes `state`'s blob to `path` with its mode.
-    fn write_back(&self, path: &Path, state: &FileState) -> Result<(), UndoError> {
-        let blob = self.repo().find_blob(state.oid()?)?;
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(UndoError::io("create", parent))?;
-        }
-        if state.mode == LINK {
-            remove(path)?;
-            return link(path, blob.content());
-        }
-        // A regular file is written over in place (unlinking first costs
-        // milliseconds a file on some file systems); anything else there
-        // (a link, a directory) is removed first.
-        let regular = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file());
-        if !regular {
-            remove(path)?;
-        }
-        std::fs::write(path, blob.content()).map_err(UndoError::io("write", path))?;
-        set_mode(path, state.mode == EXECUTABLE)
-    }
-}
-
-/// Removes the file (or link) at `path`, if there is one.
-fn remove(path: &Path) -> Result<(), UndoError> {
-    match std::fs::symlink_metadata(path) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(error) => Err(UndoError::io("read", path)(error)),
-        Ok(meta) if meta.is_dir() => {
-            std::fs::remove_dir_all(path).map_err(UndoError::io("remove", path))
-        }
-        Ok(_) => std::fs::remove_file(path).map_err(UndoError::io("remove", path)),
-    }
-}
-
-/// Removes the directories above `path` left empty, up to `cwd`.
-fn prune_empty_parents(cwd: &Path, path: &Path) {
-    let mut dir = path.parent();
-    while let Some(current) = dir {
-        if current == cwd || !current.starts_with(cwd) || std::fs::remove_dir(current).is_err() {
-            break;
-        }
-        dir = current.parent();
-    }
-}
-
-#[cfg(unix)]
-fn link(path: &Path, target: &[u8]) -> Result<(), UndoError> {
-    use std::os::unix::ffi::OsStrExt as _;
-    std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), path)
-        .map_err(UndoError::io("link", path))
-}
-
-#[cfg(not(unix))]
-fn link(path: &Path, target: &[u8]) -> Result<(), UndoError> {
-    std::fs::write(path, target).map_err(UndoError::io("write", path))
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path, executable: bool) -> Result<(), UndoError> {
-    use std::os::unix::fs::PermissionsExt as _;
-    let mode = if executable { 0o755 } else { 0o644 };
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-        .map_err(UndoError::io("set the mode of", path))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_path: &Path, _executable: bool) -> Result<(), UndoError> {
-    Ok(())
 }

@@ -9,7 +9,7 @@ use sha2::{Digest as _, Sha256};
 use xcsh_core::ApplyInfo;
 
 use crate::log::{self, ApplyRecord, LogLine, UndoRecord};
-use crate::{Limits, UndoError};
+use crate::{FileMeta, Limits, UndoError};
 
 /// What the shadow repository never records, besides `.gitignore`d files:
 /// xcsh's own directory (the journal, the project config).
@@ -337,6 +337,7 @@ impl Store {
 
     /// Records an apply whose snapshots are `before` and `after`; `None`
     /// (nothing recorded) when it changed nothing the store sees.
+    /// `before_meta` tells each changed path's metadata at `before`.
     ///
     /// # Errors
     ///
@@ -347,11 +348,17 @@ impl Store {
         before: Oid,
         after: Oid,
         applied: bool,
+        before_meta: &dyn Fn(&str) -> Option<FileMeta>,
     ) -> Result<Option<u64>, UndoError> {
         if before == after {
             return Ok(None);
         }
-        let changes = crate::changes::between(&self.repo, before, after)?;
+        let mut changes = crate::changes::between(&self.repo, before, after)?;
+        for change in &mut changes {
+            if change.before.is_some() {
+                change.before_meta = before_meta(change.from.as_deref().unwrap_or(&change.path));
+            }
+        }
         let record = ApplyRecord {
             id: log::last_seq(&self.log_path())? + 1,
             time: log::now(),

@@ -357,3 +357,98 @@ fn git_directories_and_nested_repositories_are_left_out() {
         assert_eq!(described, ["modified main.rs"], "{}", apply.label);
     }
 }
+
+/// Every file under `dir` (but `.xcsh/`) with its mode and modification
+/// time.
+fn stamps(dir: &Path) -> BTreeMap<String, (u32, std::time::SystemTime)> {
+    tree(dir)
+        .into_iter()
+        .filter(|(name, _)| !name.ends_with('/'))
+        .map(|(name, (_, mode))| {
+            let modified = std::fs::symlink_metadata(dir.join(&name))
+                .unwrap()
+                .modified()
+                .unwrap();
+            (name, (mode, modified))
+        })
+        .collect()
+}
+
+#[test]
+fn modes_and_times_come_back_as_the_snapshot_saw_them() {
+    let fixture = fixture();
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_500_000_000);
+    for (name, mode) in [
+        ("private.txt", 0o600),
+        ("group.txt", 0o640),
+        ("tool.sh", 0o755),
+    ] {
+        let path = fixture.work.join(name);
+        std::fs::write(&path, format!("{name}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let (before, times) = (tree(&fixture.work), stamps(&fixture.work));
+    apply(&fixture.session, "Modes", |cwd| {
+        std::fs::write(cwd.join("private.txt"), "rewritten\n").unwrap();
+        std::fs::remove_file(cwd.join("group.txt")).unwrap();
+        std::fs::create_dir_all(cwd.join("bin")).unwrap();
+        std::fs::rename(cwd.join("tool.sh"), cwd.join("bin/tool.sh")).unwrap();
+    });
+    let store = store(&fixture);
+    let plan = store.plan(None).unwrap();
+    store.undo(&plan, false, "person").unwrap();
+    assert_eq!(tree(&fixture.work), before);
+    assert_eq!(stamps(&fixture.work), times);
+}
+
+#[test]
+fn a_link_put_on_the_way_since_the_snapshot_is_refused_and_nothing_is_written() {
+    let fixture = fixture();
+    let outside = fixture.root.parent().unwrap().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::create_dir(fixture.work.join("sub")).unwrap();
+    std::fs::write(
+        fixture.work.join("sub/authorized_keys"),
+        "ssh-ed25519 attacker\n",
+    )
+    .unwrap();
+    apply(&fixture.session, "Delete", |cwd| {
+        std::fs::remove_file(cwd.join("sub/authorized_keys")).unwrap();
+        std::fs::write(cwd.join("edit.rs"), "fn new() {}\n").unwrap();
+    });
+    std::fs::remove_dir(fixture.work.join("sub")).unwrap();
+    std::os::unix::fs::symlink(&outside, fixture.work.join("sub")).unwrap();
+    let store = store(&fixture);
+    let plan = store.plan(None).unwrap();
+    assert_eq!(
+        plan.linked,
+        [("sub/authorized_keys".to_owned(), "sub".to_owned())]
+    );
+    for force in [false, true] {
+        assert_eq!(
+            store.undo(&plan, force, "person").unwrap_err().to_string(),
+            "Undo refused: cannot restore sub/authorized_keys safely: sub is now a symbolic link, not the directory the snapshot recorded. Nothing was restored, with or without --force; put the directory back and undo again."
+        );
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+        assert_eq!(
+            std::fs::read_to_string(fixture.work.join("edit.rs")).unwrap(),
+            "fn new() {}\n",
+            "nothing is restored"
+        );
+    }
+    // With the directory back, the undo goes through.
+    std::fs::remove_file(fixture.work.join("sub")).unwrap();
+    std::fs::create_dir(fixture.work.join("sub")).unwrap();
+    let plan = store.plan(None).unwrap();
+    store.undo(&plan, false, "person").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(fixture.work.join("sub/authorized_keys")).unwrap(),
+        "ssh-ed25519 attacker\n"
+    );
+}

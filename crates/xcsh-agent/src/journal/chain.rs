@@ -16,8 +16,8 @@
 //! hex, in `journal.key` in the user's xcsh data directory, mode 0600) is
 //! what keeps anything that can write the working directory, but not
 //! read the user's files, from writing a chain that verifies. What a chain
-//! cannot show is entries cut off at the end: the last entry left still
-//! verifies.
+//! alone cannot show is entries cut off at the end: the
+//! [`anchor`](super::anchor) kept beside it does.
 
 use std::io::Read as _;
 use std::path::Path;

@@ -8,6 +8,7 @@
 //! the user's own, never through a link ([`open`]). A journal that cannot
 //! be written is a warning: the session goes on, and no action is lost.
 
+pub mod anchor;
 pub mod chain;
 pub mod open;
 pub mod place;
@@ -55,7 +56,9 @@ pub fn install(agent: &Agent, settings: &Settings, cwd: &Path, user: Option<&Pat
         })
         .collect();
     agent.session.set_journal(Arc::new(
-        FileJournal::new(path, packs, key(user)).with_notice(notice),
+        FileJournal::new(path, packs, key(user))
+            .with_notice(notice)
+            .with_anchors(user.map(|data| data.join(anchor::ANCHORS_DIR))),
     ));
 }
 

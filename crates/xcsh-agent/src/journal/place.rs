@@ -37,6 +37,15 @@ pub enum Place {
         /// The untrusted working directory.
         cwd: PathBuf,
     },
+    /// The configured path lies in the working directory, where isolated
+    /// packs may write (outside `.xcsh/`): the file in the user's data
+    /// directory that stands for it.
+    Moved {
+        /// The journal file in the user's data directory.
+        path: PathBuf,
+        /// The path the config named.
+        configured: PathBuf,
+    },
     /// The working directory is not trusted and there is no user data
     /// directory to keep its journal in: none is kept.
     Nowhere {
@@ -62,23 +71,41 @@ impl Place {
         let path = config
             .path
             .unwrap_or_else(|| PathBuf::from(DEFAULT_JOURNAL));
+        let canonical = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
         if trusted || path.is_absolute() {
-            return Self::Named(cwd.join(path));
+            let named = cwd.join(&path);
+            // Isolated packs may write the working directory, all of it
+            // but `.xcsh/` (and `.git/`): a journal there could be
+            // rewritten by one. It goes to the user's data directory.
+            let resolved = resolved(&named);
+            let inside =
+                resolved.starts_with(&canonical) && !resolved.starts_with(canonical.join(".xcsh"));
+            if !inside {
+                return Self::Named(named);
+            }
+            return match user_data {
+                Some(data) => Self::Moved {
+                    path: data.join(USER_JOURNALS_DIR).join(file_name(&canonical)),
+                    configured: named,
+                },
+                None => Self::Nowhere { cwd: canonical },
+            };
         }
-        let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
         match user_data {
             Some(data) => Self::Redirected {
-                path: data.join(USER_JOURNALS_DIR).join(file_name(&cwd)),
-                cwd,
+                path: data.join(USER_JOURNALS_DIR).join(file_name(&canonical)),
+                cwd: canonical,
             },
-            None => Self::Nowhere { cwd },
+            None => Self::Nowhere { cwd: canonical },
         }
     }
 
     /// The journal file, if one is kept.
     pub fn path(&self) -> Option<&Path> {
         match self {
-            Self::Named(path) | Self::Redirected { path, .. } => Some(path),
+            Self::Named(path) | Self::Redirected { path, .. } | Self::Moved { path, .. } => {
+                Some(path)
+            }
             Self::Off | Self::Nowhere { .. } => None,
         }
     }
@@ -92,11 +119,38 @@ impl Place {
                 cwd.display(),
                 path.display()
             )),
+            Self::Moved { path, configured } => Some(format!(
+                "the journal {} would lie in the working directory, where isolated packs may write: this session's journal is kept in {} instead (put [journal] path under .xcsh/ or outside the project)",
+                configured.display(),
+                path.display()
+            )),
             Self::Nowhere { cwd } => Some(format!(
                 "{} is not a trusted directory, so nothing is written in it, and there is no user data directory: this session keeps no journal",
                 cwd.display()
             )),
             Self::Off | Self::Named(_) => None,
+        }
+    }
+}
+
+/// `path` with its deepest existing directory canonical (links followed):
+/// where a file there would be.
+fn resolved(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(found) = std::fs::canonicalize(at) {
+            return rest
+                .iter()
+                .rev()
+                .fold(found, |path, part: &&std::ffi::OsStr| path.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                at = parent;
+            }
+            _ => return path.to_path_buf(),
         }
     }
 }
@@ -206,6 +260,53 @@ mod tests {
         assert_eq!(
             Place::of(Some(&config(None, Some(false))), cwd, false, data),
             Place::Off
+        );
+    }
+
+    #[test]
+    fn a_configured_path_where_packs_may_write_is_moved_and_said() {
+        let cwd = tempfile::tempdir().unwrap();
+        let canonical = std::fs::canonicalize(cwd.path()).unwrap();
+        let data = Some(Path::new("/data/xcsh"));
+        for configured in ["logs/journal.jsonl", "./j.jsonl"] {
+            let place = Place::of(
+                Some(&config(Some(configured), None)),
+                cwd.path(),
+                true,
+                data,
+            );
+            let Place::Moved { path, .. } = &place else {
+                panic!("{place:?}");
+            };
+            assert_eq!(path.parent().unwrap(), Path::new("/data/xcsh/journals"));
+            assert_eq!(
+                place.notice().unwrap(),
+                format!(
+                    "the journal {} would lie in the working directory, where isolated packs may write: this session's journal is kept in {} instead (put [journal] path under .xcsh/ or outside the project)",
+                    cwd.path().join(configured).display(),
+                    path.display()
+                )
+            );
+        }
+        let absolute = canonical.join("j.jsonl");
+        assert!(matches!(
+            Place::of(
+                Some(&config(absolute.to_str(), None)),
+                cwd.path(),
+                false,
+                data
+            ),
+            Place::Moved { .. }
+        ));
+        // `.xcsh/` is kept read-only for every isolated pack.
+        assert_eq!(
+            Place::of(
+                Some(&config(Some(".xcsh/j.jsonl"), None)),
+                cwd.path(),
+                true,
+                data
+            ),
+            Place::Named(cwd.path().join(".xcsh/j.jsonl"))
         );
     }
 

@@ -4,7 +4,7 @@
 use std::io::{self, BufReader};
 use std::path::Path;
 
-use super::chain::{self, Key};
+use super::chain::{self, Key, Link};
 use super::open;
 
 /// What the walk found.
@@ -21,13 +21,34 @@ pub enum Verdict {
     },
 }
 
-/// Walks the journal at `path` with `key`.
+/// Walks the journal at `path` with `key`, and holds its end against
+/// `anchor` (where xcsh last left the chain, see
+/// [`anchor`](super::anchor)): a journal that ends before it, or holds
+/// another entry there, is broken.
 ///
 /// # Errors
 ///
 /// The journal cannot be opened (no journal, a link, not a regular
 /// file, …) or read.
-pub fn verify(path: &Path, key: &Key) -> io::Result<Verdict> {
+pub fn verify(path: &Path, key: &Key, anchor: Option<&Link>) -> io::Result<Verdict> {
+    let verdict = walk(path, key, anchor)?;
+    let (Verdict::Intact(count), Some(anchor)) = (&verdict, anchor) else {
+        return Ok(verdict);
+    };
+    if *count < anchor.seq {
+        return Ok(Verdict::Broken {
+            line: count + 1,
+            why: format!(
+                "it is missing: xcsh wrote {} entr{}, the journal holds {count} (cut short, emptied or replaced)",
+                anchor.seq,
+                if anchor.seq == 1 { "y" } else { "ies" }
+            ),
+        });
+    }
+    Ok(verdict)
+}
+
+fn walk(path: &Path, key: &Key, anchor: Option<&Link>) -> io::Result<Verdict> {
     let mut reader = BufReader::new(open::for_reading(path)?);
     let mut previous = String::new();
     let mut line_number = 0;
@@ -73,6 +94,12 @@ pub fn verify(path: &Path, key: &Key) -> io::Result<Verdict> {
                     .into(),
             );
         }
+        if anchor.is_some_and(|anchor| anchor.seq == link.seq && anchor.chain != link.chain) {
+            return broken(
+                "it is not the entry xcsh wrote there: the journal was replaced by another one"
+                    .into(),
+            );
+        }
         previous = link.chain;
     }
 }
@@ -106,16 +133,19 @@ mod tests {
         let key = Key::of_user(tempfile::tempdir().unwrap().path(), true).unwrap();
         let lines = sealed(&key, 4);
         let intact = journal(&lines);
-        assert_eq!(verify(intact.path(), &key).unwrap(), Verdict::Intact(4));
         assert_eq!(
-            verify(journal(&[]).path(), &key).unwrap(),
+            verify(intact.path(), &key, None).unwrap(),
+            Verdict::Intact(4)
+        );
+        assert_eq!(
+            verify(journal(&[]).path(), &key, None).unwrap(),
             Verdict::Intact(0)
         );
 
         let mut edited = lines.clone();
         edited[2] = edited[2].replace("e2", "e9");
         assert_eq!(
-            verify(journal(&edited).path(), &key).unwrap(),
+            verify(journal(&edited).path(), &key, None).unwrap(),
             Verdict::Broken {
                 line: 3,
                 why: "its seal does not match: it was edited, or the entry before it was replaced or moved".into()
@@ -125,7 +155,7 @@ mod tests {
         let mut removed = lines.clone();
         removed.remove(1);
         assert_eq!(
-            verify(journal(&removed).path(), &key).unwrap(),
+            verify(journal(&removed).path(), &key, None).unwrap(),
             Verdict::Broken {
                 line: 2,
                 why: "it is entry 3 of its chain: entries before it were removed".into()
@@ -135,7 +165,7 @@ mod tests {
         let mut reordered = lines.clone();
         reordered.swap(1, 2);
         assert_eq!(
-            verify(journal(&reordered).path(), &key).unwrap(),
+            verify(journal(&reordered).path(), &key, None).unwrap(),
             Verdict::Broken {
                 line: 2,
                 why: "it is entry 3 of its chain: entries before it were removed".into()
@@ -145,8 +175,52 @@ mod tests {
         // A whole journal written anew without the user's key.
         let forged = sealed(&Key::none(), 4);
         assert!(matches!(
-            verify(journal(&forged).path(), &key).unwrap(),
+            verify(journal(&forged).path(), &key, None).unwrap(),
             Verdict::Broken { line: 1, .. }
         ));
+    }
+
+    #[test]
+    fn a_journal_cut_short_emptied_or_swapped_is_held_against_its_anchor() {
+        let key = Key::of_user(tempfile::tempdir().unwrap().path(), true).unwrap();
+        let lines = sealed(&key, 4);
+        let (_, end) = chain::unseal(&lines[3]).unwrap();
+        assert_eq!(
+            verify(journal(&lines).path(), &key, Some(&end)).unwrap(),
+            Verdict::Intact(4)
+        );
+        assert_eq!(
+            verify(journal(&lines[..2]).path(), &key, Some(&end)).unwrap(),
+            Verdict::Broken {
+                line: 3,
+                why: "it is missing: xcsh wrote 4 entries, the journal holds 2 (cut short, emptied or replaced)".into()
+            }
+        );
+        assert_eq!(
+            verify(journal(&[]).path(), &key, Some(&end)).unwrap(),
+            Verdict::Broken {
+                line: 1,
+                why: "it is missing: xcsh wrote 4 entries, the journal holds 0 (cut short, emptied or replaced)".into()
+            }
+        );
+        // Another journal with the same key and as many entries.
+        let mut previous = None;
+        let other: Vec<String> = (0..4)
+            .map(|i| {
+                let (line, link) =
+                    chain::seal(&key, previous.as_ref(), &format!("{{\"event\":\"x{i}\"}}"));
+                previous = Some(link);
+                line
+            })
+            .collect();
+        assert_eq!(
+            verify(journal(&other).path(), &key, Some(&end)).unwrap(),
+            Verdict::Broken {
+                line: 4,
+                why:
+                    "it is not the entry xcsh wrote there: the journal was replaced by another one"
+                        .into()
+            }
+        );
     }
 }

@@ -1,15 +1,18 @@
 //! Appends a session's journal entries to the journal file, one sealed
 //! JSON line each (see [`chain`](super::chain)), under an exclusive lock
 //! on the file, so sessions sharing a journal never break each other's
-//! chain. A decision (a resolve or a person's answer) is flushed to disk
-//! before [`Journal::record`] returns, so before its result is.
+//! chain. Every entry is written to the file before [`Journal::record`]
+//! returns, so before its result is; decisions (a resolve or a person's
+//! answer) are flushed to disk in groups by a flusher thread within
+//! [`SYNC_EVERY`], and at the session's end.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use serde_json::{Map, Value};
@@ -37,7 +40,33 @@ pub struct FileJournal {
     /// the journal went when it is not where the config puts it.
     notice: Option<String>,
     noticed: AtomicBool,
+    /// Where the anchors of journals are kept (see
+    /// [`anchor`](super::anchor)); `None`: this journal has none.
+    anchors: Option<PathBuf>,
+    /// This journal's anchor file, once worked out.
+    anchor: std::sync::OnceLock<Option<PathBuf>>,
+    /// The decisions written but not yet flushed to disk, and whether a
+    /// flush is on its way (group commit, see [`SYNC_EVERY`]).
+    flush: Arc<Mutex<Flush>>,
 }
+
+/// What waits for the next flush.
+#[derive(Debug, Default)]
+struct Flush {
+    /// A decision was written since the last flush.
+    pending: bool,
+    /// A flusher thread is waiting to flush it.
+    running: bool,
+}
+
+/// Decisions are flushed to disk in groups: the first one written after
+/// a flush starts a timer, and this long after it one `fdatasync` flushes
+/// it and every decision written meanwhile (and the session's end flushes
+/// what is left). Every entry is written to the file (the kernel's cache)
+/// before [`Journal::record`] returns, so a crash of xcsh loses nothing; a
+/// crash of the machine (power loss) may lose the decisions of the last
+/// `SYNC_EVERY` plus the time the flush takes.
+pub const SYNC_EVERY: Duration = Duration::from_millis(100);
 
 impl FileJournal {
     /// A journal appending to `path` (its directory is created on the
@@ -57,7 +86,57 @@ impl FileJournal {
             warned: AtomicBool::new(false),
             notice: None,
             noticed: AtomicBool::new(false),
+            anchors: None,
+            anchor: std::sync::OnceLock::new(),
+            flush: Arc::default(),
         }
+    }
+
+    /// Has `file` flushed to disk within [`SYNC_EVERY`], with every
+    /// decision written until then, by a flusher thread.
+    fn sync(&self, file: &File) -> std::io::Result<()> {
+        let mut flush = self.flush.lock().unwrap_or_else(|p| p.into_inner());
+        flush.pending = true;
+        if flush.running {
+            return Ok(());
+        }
+        let shared = Arc::clone(&self.flush);
+        // Flushed through a descriptor of its own: one kept from this
+        // append would hold the file's lock for the next one.
+        let path = self.path.clone();
+        let started = std::thread::Builder::new()
+            .name("journal-flush".into())
+            .spawn(move || {
+                std::thread::sleep(SYNC_EVERY);
+                let pending = {
+                    let mut flush = shared.lock().unwrap_or_else(|p| p.into_inner());
+                    flush.running = false;
+                    std::mem::take(&mut flush.pending)
+                };
+                if pending
+                    && let Err(error) = open::for_reading(&path).and_then(|file| file.sync_data())
+                {
+                    tracing::warn!("cannot flush the journal to disk: {error}");
+                }
+            });
+        match started {
+            Ok(_) => flush.running = true,
+            // No thread: flush now.
+            Err(_) => {
+                flush.pending = false;
+                file.sync_data()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// This journal, anchored in `anchors` (the user's
+    /// `journals/anchors/`): after every entry the anchor records where
+    /// the chain ends, so a journal cut short does not verify.
+    #[must_use]
+    pub fn with_anchors(mut self, anchors: Option<PathBuf>) -> Self {
+        self.anchors = anchors;
+        self
     }
 
     /// This journal, saying `notice` once (a warning) before its first
@@ -115,7 +194,17 @@ impl FileJournal {
         bytes.push(b'\n');
         (&file).write_all(&bytes)?;
         if durable {
-            file.sync_data()?;
+            self.sync(&file)?;
+        }
+        if let Some(anchor) = self
+            .anchor
+            .get_or_init(|| {
+                let anchors = self.anchors.as_deref()?;
+                super::anchor::path_for(anchors, &self.path)
+            })
+            .as_deref()
+        {
+            super::anchor::write(anchor, &link)?;
         }
         *last = Some((length + bytes.len() as u64, link));
         Ok(())
@@ -124,6 +213,16 @@ impl FileJournal {
     /// The journal file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Drop for FileJournal {
+    fn drop(&mut self) {
+        let pending =
+            std::mem::take(&mut self.flush.lock().unwrap_or_else(|p| p.into_inner()).pending);
+        if pending && let Ok(file) = open::for_reading(&self.path) {
+            let _ = file.sync_data();
+        }
     }
 }
 

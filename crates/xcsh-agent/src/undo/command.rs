@@ -70,16 +70,17 @@ pub fn run<W: Write>(
         Err(error) => return Err(error.into()),
     };
     describe(&plan, out)?;
-    let refused = !plan.stale.is_empty() && !request.force;
-    if !plan.stale.is_empty() && request.force {
+    // A path a link now leads through is never restored, --force or not.
+    let refused = (!plan.stale.is_empty() && !request.force) || !plan.linked.is_empty();
+    if !plan.stale.is_empty() && request.force && plan.linked.is_empty() {
         writeln!(
             out,
             "Changed since the apply, overwritten (--force): {}",
             escape_controls(&plan.stale.join(", "), false)
         )?;
     }
-    // A refused undo (files changed since) is not asked about: it is
-    // refused, journaled and reported below.
+    // A refused undo (files changed since, a link on the way) is not
+    // asked about: it is refused, journaled and reported below.
     if !request.yes && !refused && !ask(out)? {
         writeln!(out, "Nothing was undone.")?;
         return Ok(());
@@ -102,7 +103,13 @@ fn journal(
     let place = crate::journal::Place::of(config, cwd, trusted, user.data.as_deref());
     if let Some(path) = place.path() {
         let key = crate::journal::key(user.data.as_deref());
-        FileJournal::new(path.to_owned(), PackOf::new(), key).record(entry);
+        let anchors = user
+            .data
+            .as_deref()
+            .map(|data| data.join(crate::journal::anchor::ANCHORS_DIR));
+        FileJournal::new(path.to_owned(), PackOf::new(), key)
+            .with_anchors(anchors)
+            .record(entry);
     }
     Ok(())
 }
