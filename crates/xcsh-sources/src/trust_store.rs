@@ -10,7 +10,6 @@
 //! new pack is skipped.
 
 use std::collections::BTreeMap;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -18,6 +17,9 @@ use serde::{Deserialize, Serialize};
 
 /// The record's file name inside the user's xcsh data directory.
 pub const TRUST_FILE_NAME: &str = "trusted-projects.json";
+
+/// The longest trust file xcsh reads, in bytes (16 MiB).
+pub const MAX_TRUST_BYTES: u64 = 16 << 20;
 
 /// What was trusted in one project directory.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,23 +54,20 @@ impl TrustStore {
     ///
     /// # Errors
     ///
-    /// `cannot read trust file {path}` or `invalid trust file {path}: …`.
+    /// `invalid trust file {path}: …`; `refusing the trust file …` when it
+    /// is not a regular file, is longer than [`MAX_TRUST_BYTES`] or others
+    /// could have written it (see [`xcsh_loader::OwnFile::read`]).
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        xcsh_loader::check_own_file(path, "the trust file").map_err(anyhow::Error::msg)?;
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                return Ok(Self {
-                    version: 1,
-                    ..Self::default()
-                });
-            }
-            Err(error) => {
-                return Err(error)
-                    .with_context(|| format!("cannot read trust file {}", path.display()));
-            }
+        let Some(bytes) = xcsh_loader::OwnFile::new(path, "the trust file", MAX_TRUST_BYTES)
+            .read()
+            .map_err(anyhow::Error::msg)?
+        else {
+            return Ok(Self {
+                version: 1,
+                ..Self::default()
+            });
         };
-        serde_json::from_str(&text)
+        serde_json::from_slice(&bytes)
             .map_err(|e| anyhow::anyhow!("invalid trust file {}: {e}", path.display()))
     }
 
