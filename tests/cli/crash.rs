@@ -137,3 +137,57 @@ fn a_tool_that_calls_exit_is_named_and_its_status_kept() {
         )
     );
 }
+
+/// With `RUST_BACKTRACE` inherited (`1` or `full`), a pack's crash report
+/// still ends with its one-line cause: in process, the `fatal:` line is
+/// the last on stderr; isolated, the report quotes the cause the pack's
+/// process wrote, not the frames of its backtrace (those still reach the
+/// agent's stderr).
+#[test]
+fn a_crash_report_names_its_cause_whatever_rust_backtrace_says() {
+    for backtrace in ["1", "full"] {
+        let env = Env::new();
+        let pack = pack_path("fixture-crashy");
+        let script = env.write("calls.jsonl", "{\"tool\": \"crashy_abort\"}\n");
+        let output = env
+            .command(&["run", "--plugin", arg(&pack), arg(&script)])
+            .env("RUST_BACKTRACE", backtrace)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.signal(), Some(SIGABRT));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(
+            stderr.lines().last().unwrap_or_default(),
+            report("SIGABRT", "running tool crashy_abort"),
+            "RUST_BACKTRACE={backtrace}"
+        );
+
+        let config = env.user_config_dir();
+        std::fs::create_dir_all(&config).unwrap();
+        std::fs::write(
+            config.join("config.toml"),
+            "[isolation]\nall = true\nmemory_limit_mb = 256\n",
+        )
+        .unwrap();
+        let script = env.write(
+            "calls.jsonl",
+            "{\"tool\": \"crashy_alloc\"}\n{\"tool\": \"crashy_ok\"}\n",
+        );
+        let output = env
+            .command(&["run", "--plugin", arg(&pack), arg(&script)])
+            .env("RUST_BACKTRACE", backtrace)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let expected = "Tool crashy_alloc crashed: the process of pack fixture-crashy was killed by signal SIGABRT; the pack restarts on the next call\nIts last lines on stderr:\n  memory allocation of 67108864 bytes failed";
+        let quoted = serde_json::to_string(expected).unwrap();
+        assert!(
+            stdout.contains(&quoted),
+            "RUST_BACKTRACE={backtrace}: {stdout}"
+        );
+        assert!(stdout.contains("still here"), "{stdout}");
+    }
+}

@@ -236,3 +236,34 @@ fn trust_can_be_listed_and_revoked() {
         format!("error: {d} is not a trusted project\n")
     );
 }
+
+/// A working directory whose name is not UTF-8 can be trusted: the trust
+/// record keeps its path byte for byte (`bytes:` and its hexadecimal), and
+/// the next session there finds it trusted.
+#[cfg(unix)]
+#[test]
+fn a_directory_whose_name_is_not_utf8_can_be_trusted() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let env = Env::new();
+    let dir = env.work().join(std::ffi::OsStr::from_bytes(b"w\xff"));
+    std::fs::create_dir(&dir).unwrap();
+    let mut trust = env.command(&["trust", "."]);
+    trust.current_dir(&dir);
+    let output = env.run_command(trust, "");
+    assert_eq!(output.code, Some(0), "{output:?}");
+    assert!(output.stdout.starts_with("Trusted "), "{output:?}");
+    let record =
+        std::fs::read_to_string(env.user_data_dir().join("trusted-projects.json")).unwrap();
+    let canonical = std::fs::canonicalize(&dir).unwrap();
+    let hex: String = canonical
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert!(record.contains(&format!("\"bytes:{hex}\"")), "{record}");
+    let mut tools = env.command(&["tools"]);
+    tools.current_dir(&dir);
+    let output = env.run_command(tools, "");
+    assert_eq!(output.code, Some(0), "{output:?}");
+}

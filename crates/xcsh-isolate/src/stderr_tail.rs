@@ -38,8 +38,12 @@ impl StderrTail {
             .name(format!("xcsh-stderr-{pack}"))
             .spawn(move || {
                 let _done = done;
+                let mut backtrace = Backtrace::default();
                 read_lines(stderr, |text| {
                     eprintln!("{text}");
+                    if backtrace.skips(&text) {
+                        return;
+                    }
                     let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
                     if kept.len() == TAIL_LINES {
                         kept.pop_front();
@@ -74,6 +78,42 @@ impl StderrTail {
             .filter(|line| !line.trim().is_empty())
             .cloned()
             .collect()
+    }
+}
+
+/// Recognises the lines of a Rust backtrace (`RUST_BACKTRACE=1` or
+/// `full`, which the pack's process inherits): they are relayed to the
+/// agent's stderr but not kept for the crash report, which quotes the
+/// one-line cause (`memory allocation of … bytes failed`, `panicked at …`)
+/// instead of frames.
+#[derive(Debug, Default)]
+struct Backtrace {
+    inside: bool,
+}
+
+impl Backtrace {
+    /// Whether `line` belongs to a backtrace: its `stack backtrace:`
+    /// heading, a frame (`  12: name`, `   0:     0x55d… - name`), a
+    /// frame's place (`             at src/lib.rs:3:5`) or the closing
+    /// note about details omitted.
+    fn skips(&mut self, line: &str) -> bool {
+        if line.trim_end() == "stack backtrace:" {
+            self.inside = true;
+            return true;
+        }
+        if !self.inside {
+            return false;
+        }
+        let trimmed = line.trim_start();
+        let frame = trimmed.split_once(':').is_some_and(|(number, _)| {
+            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+        });
+        let place = line.starts_with(' ') && trimmed.starts_with("at ");
+        if frame || place {
+            return true;
+        }
+        self.inside = false;
+        line.starts_with("note: Some details are omitted")
     }
 }
 
@@ -137,6 +177,26 @@ mod tests {
         let lines = tail.lines(Duration::from_secs(5));
         let expected: Vec<String> = (13..=20).map(|n| format!("line {n}")).collect();
         assert_eq!(lines, expected);
+    }
+
+    #[test]
+    fn a_backtrace_is_not_kept_for_the_report_whatever_its_form() {
+        let short = "memory allocation of 67108864 bytes failed\nstack backtrace:\n   0: std::alloc::rust_oom\n             at /rustc/abc/library/std/src/alloc.rs:385:5\n  12: fixture_crashy::allocate_forever\nnote: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n";
+        let full = "thread 'main' panicked at src/lib.rs:5:9:\nboom\nstack backtrace:\n   0:     0x55d5c1b0a3c1 - std::backtrace_rs::backtrace::libunwind::trace::h1\n                               at /rustc/abc/library/std/src/../../backtrace/src/backtrace/libunwind.rs:116:5\n  41:                0x0 - <unknown>\nthread caused non-unwinding panic. aborting.\n";
+        for (text, expected) in [
+            (short, vec!["memory allocation of 67108864 bytes failed"]),
+            (
+                full,
+                vec![
+                    "thread 'main' panicked at src/lib.rs:5:9:",
+                    "boom",
+                    "thread caused non-unwinding panic. aborting.",
+                ],
+            ),
+        ] {
+            let tail = StderrTail::start(std::io::Cursor::new(text.as_bytes().to_vec()), "t");
+            assert_eq!(tail.lines(Duration::from_secs(5)), expected);
+        }
     }
 
     /// An endless line, as a pack can write one: never buffered past the

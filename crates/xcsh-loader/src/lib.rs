@@ -69,7 +69,7 @@ pub use hash::sha256_hex;
 pub use host_api::{HostBinding, STORE_UNAVAILABLE};
 pub use library::PackLibrary;
 pub use load::{PackLoader, load_packs, load_packs_with};
-pub use own_file::check_own_file;
+pub use own_file::{OwnFile, check_own_file};
 pub use pack_tool::PackTool;
 pub use private_cache::{PrivateCache, identity_key};
 pub use report::{LoadFailure, LoadReport, LoadedPack, ToolConflict};

@@ -7,7 +7,6 @@
 //! nothing is read from it and nothing written, so another user cannot
 //! plant an entry.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 /// A usable cache directory (see the module documentation).
@@ -48,23 +47,21 @@ impl PrivateCache {
     /// The text of the regular file `name` in the cache, if it is there
     /// and at most `max` bytes long (a longer one is not an entry this
     /// crate wrote).
+    /// It is read as xcsh's own files are ([`OwnFile`](crate::OwnFile),
+    /// not through a link); an entry refused is only logged, as a missing
+    /// one it is paid again.
     pub fn read(&self, name: &str, max: u64) -> Option<String> {
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW;
-            options.custom_flags(flags.bits() as i32);
+        let path = self.dir.join(name);
+        let read = crate::OwnFile::new(&path, "the cache entry", max)
+            .without_links()
+            .read();
+        match read {
+            Ok(bytes) => String::from_utf8(bytes?).ok(),
+            Err(error) => {
+                tracing::debug!(%error, "cache entry not used");
+                None
+            }
         }
-        let file = options.open(self.dir.join(name)).ok()?;
-        let metadata = file.metadata().ok()?;
-        if !metadata.is_file() || metadata.len() > max {
-            return None;
-        }
-        let mut text = String::new();
-        file.take(max).read_to_string(&mut text).ok()?;
-        Some(text)
     }
 
     /// The first line of the entry `name` (see [`read`](Self::read)),

@@ -28,20 +28,6 @@ pub const UNAUTHORIZED: &str =
 /// The length of a token: 64 lowercase hexadecimal digits.
 const TOKEN_LEN: usize = 64;
 
-/// Whether nobody but the file's owner may read or write it.
-#[cfg(unix)]
-fn private(metadata: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    metadata.permissions().mode() & 0o077 == 0
-}
-
-/// Whether nobody but the file's owner may read or write it (the
-/// directory's permissions decide elsewhere).
-#[cfg(not(unix))]
-fn private(_: &std::fs::Metadata) -> bool {
-    true
-}
-
 /// A bearer token.
 #[derive(Clone)]
 pub struct Token(String);
@@ -78,17 +64,25 @@ impl Token {
         Ok((token, true))
     }
 
-    /// The token in `path`, if the file holds one and is the user's only.
+    /// The token in `path`, if the file holds one and is the user's only
+    /// (read as xcsh's own files are, [`xcsh_loader::OwnFile`]); a file
+    /// refused is replaced by the caller, the reason logged.
     fn load(path: &Path) -> io::Result<Option<Self>> {
-        let metadata = match std::fs::symlink_metadata(path) {
-            Ok(metadata) => metadata,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(error),
+        let read = xcsh_loader::OwnFile::new(path, "the token file", 256)
+            .private()
+            .without_links()
+            .read();
+        let bytes = match read {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
+            Err(error) => {
+                tracing::info!(%error, "writing a new token");
+                return Ok(None);
+            }
         };
-        if !metadata.is_file() || !private(&metadata) {
+        let Ok(text) = std::str::from_utf8(&bytes) else {
             return Ok(None);
-        }
-        let text = std::fs::read_to_string(path)?;
+        };
         let text = text.trim();
         let well_formed = text.len() == TOKEN_LEN
             && text

@@ -38,10 +38,8 @@
 //! (the journal's against the working directory).
 
 use std::collections::BTreeMap;
-use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use serde::Deserialize;
 use xcsh_core::Policy;
 
@@ -50,6 +48,9 @@ use xcsh_isolate::IsolationConfig;
 /// The file name looked for in `.xcsh/` and in the user's `xcsh` config
 /// directory.
 pub const CONFIG_FILE_NAME: &str = "config.toml";
+
+/// The longest config file xcsh reads, in bytes (1 MiB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// One config file's contents. Unknown keys are refused, so a typo such as
 /// `plugin = …` is an error rather than silently loading nothing.
@@ -149,20 +150,17 @@ impl Config {
     ///
     /// # Errors
     ///
-    /// `invalid config file {path}: …` or `cannot read config file {path}`;
-    /// `refusing the config file …` when others could have written it
-    /// (see [`xcsh_loader::check_own_file`]).
+    /// `invalid config file {path}: …`; `refusing the config file …` when
+    /// it is not a regular file, is longer than [`MAX_CONFIG_BYTES`] or
+    /// others could have written it (see [`xcsh_loader::OwnFile::read`]).
     pub fn load(path: &Path) -> anyhow::Result<Option<Self>> {
-        xcsh_loader::check_own_file(path, "the config file").map_err(anyhow::Error::msg)?;
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => {
-                return Err(error)
-                    .with_context(|| format!("cannot read config file {}", path.display()));
-            }
-        };
-        Self::from_text(path, &text).map(Some)
+        match xcsh_loader::OwnFile::new(path, "the config file", MAX_CONFIG_BYTES)
+            .read()
+            .map_err(anyhow::Error::msg)?
+        {
+            Some(bytes) => Self::from_bytes(path, &bytes).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Parses the config file at `path` from its `bytes` (read once by the

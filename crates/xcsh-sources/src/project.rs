@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::{CONFIG_FILE_NAME, Config};
+use crate::config::{CONFIG_FILE_NAME, Config, MAX_CONFIG_BYTES};
 use crate::discovery::Discovery;
-use crate::registry::{REGISTRY_FILE_NAME, Registry};
+use crate::registry::{MAX_REGISTRY_BYTES, REGISTRY_FILE_NAME, Registry};
 use crate::source::{Expect, Origin, Source};
 use crate::trust_store::{ProjectRecord, TrustStore};
 use crate::warning::{Problem, SourceWarning, changed_since_trusted, not_trusted};
@@ -83,9 +83,12 @@ impl Project {
     ///
     /// # Errors
     ///
-    /// `cannot read config file {path}`.
+    /// `refusing the project's config file that is a named pipe, not a
+    /// regular file: {path} (fix: remove it)` and the other refusals of
+    /// [`xcsh_loader::OwnFile::read`] but owner and mode;
+    /// `cannot read the project's config file {path}: …`.
     pub fn read_config(&self) -> anyhow::Result<Option<(String, Vec<u8>)>> {
-        read_hashed(&self.config, "config file")
+        read_hashed(&self.config, "the project's config file", MAX_CONFIG_BYTES)
     }
 
     /// Reads the pack registry once, as [`read_config`](Self::read_config)
@@ -93,9 +96,14 @@ impl Project {
     ///
     /// # Errors
     ///
-    /// `cannot read pack registry {path}`.
+    /// As [`read_config`](Self::read_config), naming `the project's pack
+    /// registry`.
     pub fn read_registry(&self) -> anyhow::Result<Option<(String, Vec<u8>)>> {
-        read_hashed(&self.registry, "pack registry")
+        read_hashed(
+            &self.registry,
+            "the project's pack registry",
+            MAX_REGISTRY_BYTES,
+        )
     }
 
     /// The sources this project adds: its config's packs and directories,
@@ -293,14 +301,15 @@ pub fn hold_back_new_packs(discovery: &mut Discovery, dir: &Path, record: &Proje
 
 /// The SHA-256 of the file at `path` and its bytes, read once; `None` if
 /// there is no such file.
-fn read_hashed(path: &Path, what: &str) -> anyhow::Result<Option<(String, Vec<u8>)>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some((xcsh_loader::sha256_hex(&bytes), bytes))),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(error) => {
-            Err(anyhow::Error::new(error).context(format!("cannot read {what} {}", path.display())))
-        }
-    }
+/// It is read as xcsh's own files are ([`xcsh_loader::OwnFile`]): only a
+/// regular file, at most `limit` bytes; its trust record stands for its
+/// owner and mode.
+fn read_hashed(path: &Path, what: &str, limit: u64) -> anyhow::Result<Option<(String, Vec<u8>)>> {
+    let bytes = xcsh_loader::OwnFile::new(path, what, limit)
+        .in_project()
+        .read()
+        .map_err(anyhow::Error::msg)?;
+    Ok(bytes.map(|bytes| (xcsh_loader::sha256_hex(&bytes), bytes)))
 }
 
 /// `a`, `a and b`, `a, b and c`.

@@ -21,6 +21,10 @@ pub const REGISTRY_FILE_NAME: &str = "packs.json";
 /// The registry format this build writes and reads.
 pub const REGISTRY_VERSION: u32 = 1;
 
+/// The longest pack registry xcsh reads, in bytes (64 MiB: it holds every
+/// installed pack's schemas).
+pub const MAX_REGISTRY_BYTES: u64 = 64 << 20;
+
 /// Every installed pack of one registry, by pack name.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -155,24 +159,21 @@ impl Registry {
     ///
     /// # Errors
     ///
-    /// `cannot read pack registry {path}` or `invalid pack registry
-    /// {path}: …`.
+    /// `invalid pack registry {path}: …`; `refusing the pack registry …`
+    /// when it is not a regular file, is longer than
+    /// [`MAX_REGISTRY_BYTES`] or others could have written it (see
+    /// [`xcsh_loader::OwnFile::read`]).
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        xcsh_loader::check_own_file(path, "the pack registry").map_err(anyhow::Error::msg)?;
-        let bytes = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                return Ok(Self {
-                    version: REGISTRY_VERSION,
-                    ..Self::default()
-                });
-            }
-            Err(error) => {
-                return Err(error)
-                    .with_context(|| format!("cannot read pack registry {}", path.display()));
-            }
-        };
-        Self::parse(path, &bytes)
+        match xcsh_loader::OwnFile::new(path, "the pack registry", MAX_REGISTRY_BYTES)
+            .read()
+            .map_err(anyhow::Error::msg)?
+        {
+            Some(bytes) => Self::parse(path, &bytes),
+            None => Ok(Self {
+                version: REGISTRY_VERSION,
+                ..Self::default()
+            }),
+        }
     }
 
     /// The registry in `bytes`, read from `path`.

@@ -10,7 +10,6 @@
 //! new pack is skipped.
 
 use std::collections::BTreeMap;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -18,6 +17,9 @@ use serde::{Deserialize, Serialize};
 
 /// The record's file name inside the user's xcsh data directory.
 pub const TRUST_FILE_NAME: &str = "trusted-projects.json";
+
+/// The longest trust file xcsh reads, in bytes (16 MiB).
+pub const MAX_TRUST_BYTES: u64 = 16 << 20;
 
 /// What was trusted in one project directory.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +34,7 @@ pub struct ProjectRecord {
     pub registry: Option<String>,
     /// Every pack file the project named, by canonical path, with its
     /// SHA-256.
-    #[serde(default)]
+    #[serde(default, with = "path_keys")]
     pub packs: BTreeMap<PathBuf, String>,
 }
 
@@ -43,7 +45,7 @@ pub struct TrustStore {
     /// The record's format version (1).
     pub version: u32,
     /// The trusted directories.
-    #[serde(default)]
+    #[serde(default, with = "path_keys")]
     pub projects: BTreeMap<PathBuf, ProjectRecord>,
 }
 
@@ -52,23 +54,20 @@ impl TrustStore {
     ///
     /// # Errors
     ///
-    /// `cannot read trust file {path}` or `invalid trust file {path}: …`.
+    /// `invalid trust file {path}: …`; `refusing the trust file …` when it
+    /// is not a regular file, is longer than [`MAX_TRUST_BYTES`] or others
+    /// could have written it (see [`xcsh_loader::OwnFile::read`]).
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        xcsh_loader::check_own_file(path, "the trust file").map_err(anyhow::Error::msg)?;
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                return Ok(Self {
-                    version: 1,
-                    ..Self::default()
-                });
-            }
-            Err(error) => {
-                return Err(error)
-                    .with_context(|| format!("cannot read trust file {}", path.display()));
-            }
+        let Some(bytes) = xcsh_loader::OwnFile::new(path, "the trust file", MAX_TRUST_BYTES)
+            .read()
+            .map_err(anyhow::Error::msg)?
+        else {
+            return Ok(Self {
+                version: 1,
+                ..Self::default()
+            });
         };
-        serde_json::from_str(&text)
+        serde_json::from_slice(&bytes)
             .map_err(|e| anyhow::anyhow!("invalid trust file {}: {e}", path.display()))
     }
 
@@ -89,9 +88,91 @@ impl TrustStore {
     }
 }
 
+/// Paths as JSON object keys, bytes end to end: a path that is UTF-8 is
+/// written as it is (always absolute: it begins with `/`); any other is
+/// written `bytes:` and the hexadecimal of its bytes, which no absolute
+/// path can be mistaken for.
+mod path_keys {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    const PREFIX: &str = "bytes:";
+
+    pub fn serialize<V: Serialize, S: Serializer>(
+        map: &BTreeMap<PathBuf, V>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(map.iter().map(|(path, value)| (encode(path), value)))
+    }
+
+    pub fn deserialize<'de, V: Deserialize<'de>, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<PathBuf, V>, D::Error> {
+        let map = BTreeMap::<String, V>::deserialize(deserializer)?;
+        map.into_iter()
+            .map(|(key, value)| Ok((decode(&key).map_err(serde::de::Error::custom)?, value)))
+            .collect()
+    }
+
+    fn encode(path: &std::path::Path) -> String {
+        if let Some(text) = path.to_str() {
+            return text.to_owned();
+        }
+        #[cfg(unix)]
+        let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+        #[cfg(not(unix))]
+        let bytes = path.to_string_lossy().into_owned().into_bytes();
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{PREFIX}{hex}")
+    }
+
+    fn decode(key: &str) -> Result<PathBuf, String> {
+        let Some(hex) = key.strip_prefix(PREFIX) else {
+            return Ok(PathBuf::from(key));
+        };
+        let bytes: Option<Vec<u8>> = (hex.len() % 2 == 0 && hex.is_ascii())
+            .then(|| {
+                (0..hex.len() / 2)
+                    .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+                    .collect()
+            })
+            .flatten();
+        let bytes = bytes.ok_or_else(|| format!("not a path in hexadecimal: {key}"))?;
+        #[cfg(unix)]
+        return Ok(PathBuf::from(
+            <std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(bytes),
+        ));
+        #[cfg(not(unix))]
+        return Ok(PathBuf::from(String::from_utf8_lossy(&bytes).into_owned()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_utf8_is_kept_byte_for_byte() {
+        use std::os::unix::ffi::OsStrExt as _;
+        let odd = PathBuf::from(std::ffi::OsStr::from_bytes(b"/tmp/w\xff"));
+        let mut store = TrustStore {
+            version: 1,
+            ..TrustStore::default()
+        };
+        let mut record = ProjectRecord::default();
+        record.packs.insert(odd.join("p.so"), "ab".to_owned());
+        store.projects.insert(odd.clone(), record);
+        store
+            .projects
+            .insert(PathBuf::from("/srv/ok"), ProjectRecord::default());
+        let text = serde_json::to_string(&store).unwrap();
+        assert!(text.contains("\"bytes:2f746d702f77ff\""), "{text}");
+        assert!(text.contains("\"/srv/ok\""), "{text}");
+        assert_eq!(serde_json::from_str::<TrustStore>(&text).unwrap(), store);
+    }
 
     #[test]
     fn a_missing_file_is_an_empty_record_and_a_saved_one_reads_back() {

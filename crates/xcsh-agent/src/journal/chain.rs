@@ -19,7 +19,6 @@
 //! alone cannot show is entries cut off at the end: the
 //! [`anchor`](super::anchor) kept beside it does.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use hmac::{KeyInit as _, Mac as _};
@@ -53,10 +52,10 @@ impl Key {
     /// the user (a message naming the file and the fix).
     pub fn of_user(data: &Path, create: bool) -> Result<Self, String> {
         let path = data.join(KEY_FILE_NAME);
-        match read_key(&path) {
-            Ok(key) => return Ok(key),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound && create => {}
-            Err(error) => return Err(format!("journal key {}: {error}", path.display())),
+        match read_key(&path)? {
+            Some(key) => return Ok(key),
+            None if create => {}
+            None => return Err(format!("there is no journal key {}", path.display())),
         }
         let mut bytes = Vec::with_capacity(32);
         bytes.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
@@ -79,9 +78,8 @@ impl Key {
         match written {
             Ok(()) => Ok(Self(bytes)),
             // Another session created it meanwhile: use that one.
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                read_key(&path).map_err(|error| format!("journal key {}: {error}", path.display()))
-            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => read_key(&path)?
+                .ok_or_else(|| format!("the journal key {} vanished", path.display())),
             Err(error) => Err(format!(
                 "cannot create the journal key {}: {error}",
                 path.display()
@@ -111,37 +109,31 @@ impl Key {
     }
 }
 
-/// The key file: a regular file of the user's own that nobody else can
-/// read or write, not a link, holding 64 hex digits.
-fn read_key(path: &Path) -> std::io::Result<Key> {
-    let file = super::open::for_reading(path)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        if file.metadata()?.mode() & 0o077 != 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                format!(
-                    "others can read or write it (fix: chmod 600 {})",
-                    path.display()
-                ),
-            ));
-        }
-    }
-    let mut text = String::new();
-    file.take(256).read_to_string(&mut text)?;
+/// The key file, read as xcsh's own files are
+/// ([`xcsh_loader::OwnFile`]): a regular file of the user's own that
+/// nobody else can read or write, not a link, holding 64 hex digits;
+/// `None` when there is none.
+fn read_key(path: &Path) -> Result<Option<Key>, String> {
+    let Some(bytes) = xcsh_loader::OwnFile::new(path, "the journal key", 256)
+        .private()
+        .without_links()
+        .read()?
+    else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(&bytes);
     let hex = text.trim();
-    let bytes: Option<Vec<u8>> = (hex.len() == 64)
+    let key: Option<Vec<u8>> = (hex.len() == 64 && hex.is_ascii())
         .then(|| {
             (0..32)
                 .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
                 .collect()
         })
         .flatten();
-    bytes.map(Key).ok_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "not a journal key (64 hex digits)",
+    key.map(|key| Some(Key(key))).ok_or_else(|| {
+        format!(
+            "not a journal key (64 hex digits): {} (fix: remove it)",
+            path.display()
         )
     })
 }
@@ -238,7 +230,7 @@ mod tests {
         assert_eq!(
             Key::of_user(dir.path(), true).unwrap_err(),
             format!(
-                "journal key {}: others can read or write it (fix: chmod 600 {})",
+                "refusing the journal key readable by other users: {} (fix: chmod 600 {})",
                 path.display(),
                 path.display()
             )
