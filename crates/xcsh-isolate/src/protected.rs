@@ -3,7 +3,7 @@
 //! (config, data, cache), its binary and every pack library and pack
 //! directory it loads from.
 //!
-//! bubblewrap binds each such path read-only over the writable view. A
+//! The namespace sandbox binds each such path read-only over the writable view. A
 //! read-only bind alone is not enough: a pack could rename the directory
 //! that holds it and put a file of its own at the old path. So every
 //! directory between the writable root and the protected path is bound

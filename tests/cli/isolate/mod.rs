@@ -74,10 +74,6 @@ impl TestAgent {
     }
 
     pub fn in_dir(dir: TempDir, packs: &[&str], options: Options) -> Self {
-        // The sandbox an isolated pack gets depends on whether bubblewrap
-        // is there: provisioned first, so no test sees it half-installed
-        // by another one running beside it.
-        namespaces::bubblewrap();
         let policy = RunPolicy {
             tool_timeout: options.timeout,
             isolation: IsolationPolicy {
