@@ -184,12 +184,13 @@ fn journal_command(args: &JournalArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `xcsh pack-host` (hidden): serve one isolated pack to the agent that
-/// started this process, first in the namespaces it planned, if any (the
-/// subcommand then runs again inside them, without the plan).
+/// started this process, first in the namespaces it planned, if any (it
+/// returns from setting them up as pid 2 inside them).
 fn pack_host_command(args: &crate::cli::PackHostArgs) -> anyhow::Result<ExitCode> {
     #[cfg(target_os = "linux")]
-    if let Some(plan) = &args.namespaces {
-        let Err(error) = xcsh_pack_host::namespaces::enter(plan);
+    if let Some(plan) = &args.namespaces
+        && let Err(error) = xcsh_pack_host::namespaces::enter(plan)
+    {
         // The agent reads this line: nothing ran inside.
         eprintln!("{}{error}", xcsh_pack_host::namespaces::NAMESPACES_FAILED);
         return Ok(ExitCode::FAILURE);

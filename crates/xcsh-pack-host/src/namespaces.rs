@@ -15,10 +15,11 @@
 //!    namespace included, and enters the new root; then it reaps and waits
 //!    for
 //!    3. pid 2, in a session of its own (`setsid`: no controlling
-//!    terminal), which runs `xcsh pack-host` again from the same image
-//!    (`/proc/self/exe`) without the plan: the capabilities of the user
-//!    namespace end with that `exec` (the user is not root inside), and
-//!    the usual Landlock and seccomp sandbox follows.
+//!    terminal), with every capability of the user namespace dropped,
+//!    which returns to serve the pack: the usual Landlock and seccomp
+//!    sandbox follows. (Running `xcsh pack-host` again there instead cost
+//!    a third start of the binary: 1.38× bubblewrap's start-up in a
+//!    debug build.)
 //!
 //! When pid 2 ends, pid 1 ends with its status (a signal N as status
 //! 128 + N, as bubblewrap reports it) and the kernel kills whatever else
@@ -31,9 +32,7 @@
 
 mod mounts;
 
-use std::ffi::{CString, OsString};
 use std::os::fd::{AsFd as _, OwnedFd};
-use std::os::unix::ffi::OsStrExt as _;
 
 use nix::errno::Errno;
 use nix::sched::{CloneFlags, unshare};
@@ -41,7 +40,7 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Gid, Pid, Uid, fork};
 pub use xcsh_isolate_protocol::NAMESPACES_FAILED;
-use xcsh_isolate_protocol::{NAMESPACES_OPTION, NamespacePlan};
+use xcsh_isolate_protocol::NamespacePlan;
 
 /// Why the namespaces could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -72,24 +71,22 @@ impl NamespaceError {
     }
 }
 
-/// Sets up the namespaces `plan` (JSON) describes and runs the
-/// subcommand again inside them; returns only on failure, and then
-/// nothing has run inside. The first line the caller writes of the error
-/// starts with [`NAMESPACES_FAILED`]: the agent then starts the pack
-/// without namespaces.
+/// Sets up the namespaces `plan` (JSON) describes and returns in pid 2
+/// inside them, the pack's process (the other two processes never
+/// return). On failure nothing has run inside: the line the caller writes
+/// of the error starts with [`NAMESPACES_FAILED`], and the agent then
+/// starts the pack without namespaces.
 ///
 /// # Errors
 ///
 /// The plan is not valid, or the kernel refused a step (user namespaces
 /// disabled, a mount refused).
-pub fn enter(plan: &str) -> Result<std::convert::Infallible, NamespaceError> {
+pub fn enter(plan: &str) -> Result<(), NamespaceError> {
     let plan: NamespacePlan = serde_json::from_str(plan)?;
     let threads = std::fs::read_dir("/proc/self/task").map_or(1, Iterator::count);
     if threads != 1 {
         return Err(NamespaceError::Threads(threads));
     }
-    // Built before any fork: the children only make system calls.
-    let again = Exec::again()?;
     die_with_parent(Some(plan.agent))?;
     let (uid, gid) = (Uid::current(), Gid::current());
     let mut flags = CloneFlags::CLONE_NEWUSER
@@ -124,8 +121,10 @@ pub fn enter(plan: &str) -> Result<std::convert::Infallible, NamespaceError> {
         }
         ForkResult::Child => {
             drop(alive_write);
-            match first_in_namespace(&plan, alive_read, &again) {
-                Ok(status) => std::process::exit(status),
+            match first_in_namespace(&plan, alive_read) {
+                // Pid 2: the pack's process.
+                Ok(None) => Ok(()),
+                Ok(Some(status)) => std::process::exit(status),
                 Err(error) => {
                     eprintln!("{NAMESPACES_FAILED}{error}");
                     std::process::exit(1)
@@ -136,12 +135,8 @@ pub fn enter(plan: &str) -> Result<std::convert::Infallible, NamespaceError> {
 }
 
 /// Pid 1 of the new PID namespace: dies with the first process, sets up
-/// the mounts, starts pid 2 and waits for it.
-fn first_in_namespace(
-    plan: &NamespacePlan,
-    alive: OwnedFd,
-    again: &Exec,
-) -> Result<i32, NamespaceError> {
+/// the mounts, starts pid 2 and waits for it (its status); `None` in pid 2.
+fn first_in_namespace(plan: &NamespacePlan, alive: OwnedFd) -> Result<Option<i32>, NamespaceError> {
     die_with_parent(None)?;
     // The first process holds the pipe's other end while it lives: if
     // the pipe has already ended, it died before the death signal was set.
@@ -157,11 +152,10 @@ fn first_in_namespace(
     // SAFETY: still one thread (a fork's child has only the thread that
     // forked).
     match unsafe { fork() }.map_err(|e| NamespaceError::step("cannot fork", e))? {
-        ForkResult::Parent { child } => Ok(reap_until(child)),
+        ForkResult::Parent { child } => Ok(Some(reap_until(child))),
         ForkResult::Child => {
-            let error = again.run();
-            eprintln!("{NAMESPACES_FAILED}{error}");
-            std::process::exit(1)
+            become_the_pack_s_process()?;
+            Ok(None)
         }
     }
 }
@@ -208,45 +202,58 @@ fn reap_until(main: Pid) -> i32 {
     }
 }
 
-/// `xcsh … pack-host` again, from the same image, without the plan.
-struct Exec {
-    args: Vec<CString>,
-}
-
-impl Exec {
-    fn again() -> Result<Self, NamespaceError> {
-        let mut args = Vec::new();
-        let mut skip = false;
-        for arg in std::env::args_os() {
-            if std::mem::take(&mut skip) {
-                continue;
-            }
-            if arg == NAMESPACES_OPTION {
-                skip = true;
-                continue;
-            }
-            let mut option = OsString::from(NAMESPACES_OPTION);
-            option.push("=");
-            if arg.as_bytes().starts_with(option.as_bytes()) {
-                continue;
-            }
-            args.push(
-                CString::new(arg.as_bytes())
-                    .map_err(|e| NamespaceError::step("an argument holds a NUL byte", e))?,
-            );
-        }
-        Ok(Self { args })
+/// In pid 2: a session of its own (no controlling terminal), and none of
+/// the user namespace's capabilities left (as an `exec` by a user who is
+/// not root inside would leave none).
+fn become_the_pack_s_process() -> Result<(), NamespaceError> {
+    nix::unistd::setsid().map_err(|e| NamespaceError::step("cannot start a session", e))?;
+    /// `_LINUX_CAPABILITY_VERSION_3`.
+    const VERSION_3: u32 = 0x2008_0522;
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
     }
-
-    /// In pid 2: a session of its own (no controlling terminal), then the
-    /// image again; returns only on failure.
-    fn run(&self) -> NamespaceError {
-        if let Err(e) = nix::unistd::setsid() {
-            return NamespaceError::step("cannot start a session", e);
-        }
-        match nix::unistd::execv(c"/proc/self/exe", &self.args) {
-            Err(e) => NamespaceError::step("cannot run xcsh inside the namespaces", e),
-            Ok(never) => match never {},
-        }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
     }
+    let header = Header {
+        version: VERSION_3,
+        pid: 0,
+    };
+    let none = [Data {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: `header` and `none` are the `cap_user_header_t` and the two
+    // `cap_user_data_t` of version 3, alive for the call, which reads them.
+    let result = unsafe { libc::syscall(libc::SYS_capset, &raw const header, none.as_ptr()) };
+    if result != 0 {
+        return Err(NamespaceError::step(
+            "cannot drop the namespace's capabilities",
+            std::io::Error::last_os_error(),
+        ));
+    }
+    // SAFETY: a plain `prctl` with integer arguments.
+    let result = unsafe {
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        )
+    };
+    if result != 0 {
+        return Err(NamespaceError::step(
+            "cannot drop the ambient capabilities",
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
 }
