@@ -150,9 +150,14 @@ fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
             .map(std::path::PathBuf::as_path)
             .chain([std::path::Path::new("/dev/null")])
             .filter(|path| path.exists());
-        // Everything but device nodes: a pack that runs as root makes no
-        // disk or memory device where it may write.
-        let granted = AccessFs::from_write(abi) & !(AccessFs::MakeChar | AccessFs::MakeBlock);
+        // Without namespaces, everything but device nodes: a pack that
+        // runs as root makes no disk or memory device where it may write
+        // (in namespaces its root is no root outside them, and the kernel
+        // refuses it first).
+        let mut granted = AccessFs::from_write(abi);
+        if !request.in_namespaces {
+            granted &= !(AccessFs::MakeChar | AccessFs::MakeBlock);
+        }
         created = created
             .add_rules(path_beneath_rules(writable, granted))
             .map_err(fail)?;
