@@ -99,6 +99,13 @@ pub struct SandboxRequest {
     pub processes: bool,
     /// Refuse to open the pack unless the kernel enforces the sandbox.
     pub required: bool,
+    /// The agent started the process in namespaces of its own, where
+    /// everything outside the writable directories is a read-only mount.
+    /// Without them the process refuses itself the metadata calls
+    /// (`chmod`, `chown`, `utimensat`, `setxattr` and their kin), which
+    /// Landlock does not cover. Set by the agent when it starts the
+    /// process, whatever the request said.
+    pub in_namespaces: bool,
 }
 
 /// What the kernel made of the sandbox request.

@@ -325,6 +325,8 @@ impl SessionLoader<'_> {
                 network: settings.capabilities.contains(&Capability::Network),
                 processes: settings.capabilities.contains(&Capability::Processes),
                 required: settings.require_sandbox != RequireSandbox::No,
+                // Set when the process starts (see `handover`).
+                in_namespaces: false,
             },
             memory_limit: settings.memory_limit,
             allow_outside_root: options.allow_outside_root,

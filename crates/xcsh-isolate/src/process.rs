@@ -190,11 +190,15 @@ impl PackProcess {
             }
         };
         let mut greeted = false;
+        // The process is told whether it runs in namespaces: without
+        // them it refuses itself what only their read-only mounts confine.
+        let mut open = spec.open.clone();
+        open.sandbox.in_namespaces = namespaces;
         let (handshook, stopped) = within_limit(&mut child, spec.open_limit, || {
             handshake(
                 &mut writer,
                 &mut reader,
-                &spec.open,
+                &open,
                 spec.frame_limit,
                 &mut greeted,
             )

@@ -17,6 +17,12 @@
 //! }
 //! ```
 //!
+//! Before all of that it closes every descriptor it inherited beyond
+//! the ones the agent hands it and leaves the terminal it shares with the
+//! agent (`detach`: `close_range` and one `ioctl`, with the built-in
+//! namespaces' `fork`, `mount_setattr` and `capset` the crate's only
+//! `unsafe` code).
+//!
 //! The agent's side (starting this process, handing it the library,
 //! relaying its tools and actions) is `xcsh-isolate`; what both agree on is
 //! `xcsh-isolate-protocol`. Only the `xcsh` binary depends on this crate:
@@ -25,6 +31,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod detach;
 // `fork`, `mount_setattr` and the loopback's `ioctl`, each with its
 // safety note.
 #[cfg(target_os = "linux")]

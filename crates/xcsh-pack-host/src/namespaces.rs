@@ -83,6 +83,10 @@ impl NamespaceError {
 /// disabled, a mount refused).
 pub fn enter(plan: &str) -> Result<(), NamespaceError> {
     let plan: NamespacePlan = serde_json::from_str(plan)?;
+    // Nothing the agent inherited stays open in the namespace's first
+    // process either (the pack's process closes its own copies again).
+    crate::detach::close_inherited()
+        .map_err(|e| NamespaceError::step("cannot close what it inherited", e))?;
     let threads = std::fs::read_dir("/proc/self/task").map_or(1, Iterator::count);
     if threads != 1 {
         return Err(NamespaceError::Threads(threads));

@@ -6,6 +6,7 @@ mod as_user;
 mod attribution;
 mod cli;
 mod crashes;
+mod fallback;
 mod file_state;
 mod handover;
 mod hostile;
