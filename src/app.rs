@@ -44,7 +44,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Trust(args) => trust_command(args),
         Command::Undo(args) => undo_command(args),
         Command::Journal(args) => journal_command(args),
-        Command::PackHost(_) => pack_host_command(),
+        Command::PackHost(args) => pack_host_command(args),
         Command::PackProbe(args) => pack_probe_command(args),
     }
 }
@@ -184,8 +184,21 @@ fn journal_command(args: &JournalArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `xcsh pack-host` (hidden): serve one isolated pack to the agent that
-/// started this process.
-fn pack_host_command() -> anyhow::Result<ExitCode> {
+/// started this process, first in the namespaces it planned, if any (it
+/// returns from setting them up as pid 2 inside them).
+fn pack_host_command(args: &crate::cli::PackHostArgs) -> anyhow::Result<ExitCode> {
+    #[cfg(target_os = "linux")]
+    if let Some(plan) = &args.namespaces
+        && let Err(error) = xcsh_pack_host::namespaces::enter(plan)
+    {
+        // The agent reads this line: nothing ran inside.
+        eprintln!("{}{error}", xcsh_pack_host::namespaces::NAMESPACES_FAILED);
+        return Ok(ExitCode::FAILURE);
+    }
+    #[cfg(not(target_os = "linux"))]
+    if args.namespaces.is_some() {
+        anyhow::bail!("namespaces need Linux");
+    }
     xcsh_pack_host::serve()?;
     Ok(ExitCode::SUCCESS)
 }

@@ -289,9 +289,14 @@ pub struct PackNewArgs {
     pub api_path: Option<PathBuf>,
 }
 
-/// `xcsh pack-host` takes no options: the agent sends what to open.
+/// `xcsh pack-host` takes no options but the agent's namespace plan: the
+/// agent sends what to open.
 #[derive(Debug, Args)]
 pub struct PackHostArgs {
+    /// The namespaces to set up first, and their mounts (JSON, see
+    /// `xcsh_isolate_protocol::NamespacePlan`).
+    #[arg(long, value_name = "PLAN", hide = true)]
+    pub namespaces: Option<String>,
     /// Always empty: a pack process loads only the pack it is sent.
     #[arg(skip)]
     pub packs: PackArgs,

@@ -15,7 +15,7 @@
 //! The floor beside them: a bare round trip to a second process over
 //! pipes, blocking and polling (`xcsh_benches::floor`).
 //!
-//! Isolated runs twice: in namespaces (bubblewrap, the default where it
+//! Isolated runs twice: in namespaces (xcsh's own engine, the default where it
 //! works) and with Landlock and seccomp alone (`namespaces = false`), so
 //! the namespaces' own cost is a ratio within the run.
 
@@ -38,7 +38,7 @@ use xcsh_sources::{DEFAULT_TOOL_TIMEOUT, RunPolicy};
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     InProcess,
-    /// Isolated in namespaces (bubblewrap) with Landlock and seccomp.
+    /// Isolated in namespaces (xcsh's own engine) with Landlock and seccomp.
     Isolated,
     /// Isolated with Landlock and seccomp alone (`namespaces = false`):
     /// how every isolated pack ran before the namespaces.

@@ -14,6 +14,45 @@ pub use xcsh_test_support::{c_pack_path, pack_path};
 /// The binary under test.
 pub const XCSH: &str = env!("CARGO_BIN_EXE_xcsh");
 
+/// This process's `PATH` with no `bwrap` on it: each directory holding
+/// one is replaced by a directory of links to everything else in it (made
+/// once per test run, where a sandboxed pack sees it too: not in the
+/// private `/tmp`), so that `sh`, `git` and the like are still found.
+pub fn path_without_bwrap() -> std::ffi::OsString {
+    static PATH: std::sync::OnceLock<std::ffi::OsString> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let shadows = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("xcsh-no-bwrap-{}", std::process::id()));
+        let kept: Vec<PathBuf> = std::env::split_paths(&path)
+            .enumerate()
+            .map(|(n, dir)| {
+                if !dir.join("bwrap").exists() {
+                    return dir;
+                }
+                let shadow = shadows.join(n.to_string());
+                fs::create_dir_all(&shadow).unwrap();
+                for entry in fs::read_dir(&dir).unwrap().flatten() {
+                    if entry.file_name() != "bwrap" {
+                        let _ = std::os::unix::fs::symlink(
+                            entry.path(),
+                            shadow.join(entry.file_name()),
+                        );
+                    }
+                }
+                shadow
+            })
+            .collect();
+        let joined = std::env::join_paths(&kept).unwrap();
+        assert!(
+            std::env::split_paths(&joined).all(|dir| !dir.join("bwrap").exists()),
+            "a bwrap is still on {joined:?}"
+        );
+        joined
+    })
+    .clone()
+}
+
 /// A working directory and a home for one `xcsh` run.
 pub struct Env {
     pub work: TempDir,
@@ -74,7 +113,11 @@ impl Env {
             .env("XDG_CONFIG_HOME", self.user_base("config"))
             .env("XDG_DATA_HOME", self.user_base("data"))
             .env_remove("XCSH_PLUGIN_PATH")
-            .env_remove("RUST_LOG");
+            .env_remove("RUST_LOG")
+            // The namespace sandbox is xcsh's own: no test may find a
+            // system bubblewrap, nor be told of one.
+            .env("PATH", path_without_bwrap())
+            .env_remove("XCSH_BWRAP");
         command
     }
 

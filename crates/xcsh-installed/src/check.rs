@@ -72,6 +72,8 @@ pub fn check_in_child(
                 network: false,
                 processes: false,
                 required: false,
+                // Set when the process starts (see `handover`).
+                in_namespaces: false,
             },
             memory_limit: None,
             // Checking runs the factory with no configuration: what the

@@ -12,7 +12,9 @@
 //! - the agent's tool values in their wire form ([`convert`]: outputs,
 //!   errors, hints, log levels), as `nu-plugin-protocol` carries
 //!   `nu-protocol`'s values;
-//! - how a failure becomes one line ([`error_line`]), on either side.
+//! - how a failure becomes one line ([`error_line`]), on either side;
+//! - the namespace sandbox the agent plans and the process sets up
+//!   ([`NamespacePlan`]).
 //!
 //! Plain data and no I/O beyond the frames: no process handling, no
 //! loading, no pipe machinery (how both ends poll their pipe is
@@ -56,6 +58,7 @@ mod error_line;
 pub mod frame;
 mod hello;
 mod message;
+mod namespace_plan;
 
 pub use error_line::error_line;
 pub use frame::FrameError;
@@ -64,3 +67,4 @@ pub use message::{
     Block, Hints, LogLevel, OpenPack, Opened, Outcome, Output, PACK_FD, PushedAction, Reply,
     Request, SandboxRequest, SandboxStatus, ToolSpec,
 };
+pub use namespace_plan::{MountStep, NAMESPACES_FAILED, NAMESPACES_OPTION, NamespacePlan};

@@ -99,6 +99,13 @@ pub struct SandboxRequest {
     pub processes: bool,
     /// Refuse to open the pack unless the kernel enforces the sandbox.
     pub required: bool,
+    /// The agent started the process in namespaces of its own, where
+    /// everything outside the writable directories is a read-only mount.
+    /// Without them the process refuses itself the metadata calls
+    /// (`chmod`, `chown`, `utimensat`, `setxattr` and their kin), which
+    /// Landlock does not cover. Set by the agent when it starts the
+    /// process, whatever the request said.
+    pub in_namespaces: bool,
 }
 
 /// What the kernel made of the sandbox request.
@@ -126,8 +133,9 @@ pub enum SandboxStatus {
         /// calls, such as `ptrace`, stay refused whatever is granted).
         seccomp: bool,
     },
-    /// The process runs in namespaces of its own (bubblewrap, set up by
-    /// the host before the process started), with Landlock inside as a
+    /// The process runs in namespaces of its own (set up by xcsh's own
+    /// engine as the host planned them, [`NamespacePlan`](crate::NamespacePlan)),
+    /// with Landlock inside as a
     /// second layer. Only the host says this; a child never sends it.
     Namespaces {
         /// What Landlock inside made of the request, and whether the
@@ -135,7 +143,7 @@ pub enum SandboxStatus {
         landlock: Box<SandboxStatus>,
     },
     /// The process was meant to run in namespaces of its own but could
-    /// not (no usable bubblewrap): Landlock is all there is. Only the host
+    /// not (user namespaces unavailable here): Landlock is all there is. Only the host
     /// says this; a child never sends it.
     LandlockOnly {
         /// Why there are no namespaces, in a few words.

@@ -25,9 +25,10 @@ impl Ending {
         }
     }
 
-    /// The ending of a process run under bubblewrap, which exits with
-    /// 128 + N when what it ran was killed by signal N.
-    pub fn from_bubblewrap_status(status: ExitStatus) -> Self {
+    /// The ending of a process run in namespaces of its own, whose first
+    /// process (xcsh's, or bubblewrap's) exits with 128 + N when what it
+    /// ran was killed by signal N.
+    pub fn from_namespaces_status(status: ExitStatus) -> Self {
         #[cfg(unix)]
         if let Some(code) = status.code().filter(|code| (129..=192).contains(code)) {
             use std::os::unix::process::ExitStatusExt as _;
@@ -104,11 +105,11 @@ mod tests {
             "exited with status 3"
         );
         assert_eq!(
-            Ending::from_bubblewrap_status(ExitStatus::from_raw(139 << 8)).how,
+            Ending::from_namespaces_status(ExitStatus::from_raw(139 << 8)).how,
             "was killed by signal SIGSEGV"
         );
         assert_eq!(
-            Ending::from_bubblewrap_status(ExitStatus::from_raw(3 << 8)).how,
+            Ending::from_namespaces_status(ExitStatus::from_raw(3 << 8)).how,
             "exited with status 3"
         );
     }

@@ -9,8 +9,9 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock, mpsc};
 
 use command_fds::{CommandFdExt as _, FdMapping};
-use xcsh_isolate_protocol::PACK_FD;
+use xcsh_isolate_protocol::{NAMESPACES_OPTION, PACK_FD};
 
+use super::namespaces::{self, Engine};
 use super::placeholders::Placeholders;
 use super::start_error::StartError;
 use super::start_spec::StartSpec;
@@ -18,9 +19,9 @@ use super::{bwrap, environment, protected};
 
 /// The command that starts the process `spec` describes, with `args`
 /// (the `pack-host` subcommand and its flags), and whether it runs in
-/// namespaces of its own ([`bwrap`]): there, unless the pack is granted
-/// both `network` and `write-anywhere` (then it is unconfined on purpose),
-/// and `bwrap` is usable. It gets only the [`environment`] granted to it
+/// namespaces of its own ([`namespaces`]): there, unless the pack is
+/// granted both `network` and `write-anywhere` (then it is unconfined on
+/// purpose), or they are turned off or found unusable here. It gets only the [`environment`] granted to it
 /// (all of it for a check).
 /// The descriptors are duplicated close-on-exec, so no other process the
 /// agent starts meanwhile inherits them.
@@ -50,14 +51,14 @@ pub fn command(
     } else if spec.without_namespaces {
         Namespaces::Unavailable("the config sets namespaces = false".to_owned())
     } else {
-        match bwrap::available() {
-            Ok(_) => Namespaces::Entered,
+        match namespaces::available() {
+            Ok(engine) => Namespaces::Entered(engine),
             Err(why) => Namespaces::Unavailable(why.to_string()),
         }
     };
     if spec.require_namespaces {
         let missing = match &namespaces {
-            Namespaces::Entered => None,
+            Namespaces::Entered(_) => None,
             Namespaces::Unavailable(why) => Some(why.as_str()),
             Namespaces::NotWanted => Some("granted network and write-anywhere"),
         };
@@ -67,24 +68,37 @@ pub fn command(
             });
         }
     }
-    let program = match namespaces {
-        Namespaces::Entered => bwrap::available().ok(),
-        _ => None,
-    };
-    let mut command = match program {
-        Some(program) => {
-            let image = std::fs::File::open(spec.exe.as_deref().unwrap_or(OWN_IMAGE.as_ref()))
-                .map_err(StartError::OpenImage)?;
-            mappings.push(FdMapping {
-                parent_fd: image.into(),
-                child_fd: bwrap::EXE_FD,
-            });
+    let mut command = match &namespaces {
+        Namespaces::Entered(engine) => {
             let kept = kept_paths(spec, placeholders)?;
-            let mut command = Command::new(program);
-            command.args(bwrap::arguments(request, &spec.open.cwd, &kept, args));
-            command
+            let plan = namespaces::plan(request, &spec.open.cwd, &kept);
+            match engine {
+                Engine::BuiltIn => {
+                    let mut command = match spec.exe.as_deref() {
+                        Some(exe) => Command::new(exe),
+                        None => own_image()?,
+                    };
+                    let mut option = OsString::from(NAMESPACES_OPTION);
+                    option.push("=");
+                    option.push(serde_json::to_string(&plan).map_err(StartError::Plan)?);
+                    command.args(args).arg(option);
+                    command
+                }
+                Engine::Bubblewrap(program) => {
+                    let image =
+                        std::fs::File::open(spec.exe.as_deref().unwrap_or(OWN_IMAGE.as_ref()))
+                            .map_err(StartError::OpenImage)?;
+                    mappings.push(FdMapping {
+                        parent_fd: image.into(),
+                        child_fd: bwrap::EXE_FD,
+                    });
+                    let mut command = Command::new(program);
+                    command.args(bwrap::arguments(&plan, args));
+                    command
+                }
+            }
         }
-        None => {
+        _ => {
             let mut command = match spec.exe.as_deref() {
                 Some(exe) => Command::new(exe),
                 None => own_image()?,
@@ -107,9 +121,10 @@ pub fn command(
 /// Whether a pack's process runs in namespaces of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Namespaces {
-    /// It does (bubblewrap).
-    Entered,
-    /// It does not, because bubblewrap is unusable here: why.
+    /// It does, set up by this engine.
+    Entered(Engine),
+    /// It does not, because namespaces are turned off or unusable here:
+    /// why.
     Unavailable(String),
     /// It is granted everything, so it runs unconfined on purpose.
     NotWanted,
@@ -118,7 +133,7 @@ pub enum Namespaces {
 impl Namespaces {
     /// True for [`Entered`](Self::Entered).
     pub fn entered(&self) -> bool {
-        *self == Self::Entered
+        matches!(self, Self::Entered(_))
     }
 }
 
@@ -185,9 +200,9 @@ fn own_image() -> Result<Command, StartError> {
 
 /// Starts `command` from one thread that lives as long as the agent.
 ///
-/// `bwrap --die-with-parent` asks the kernel to kill the sandbox when its
-/// parent goes, and Linux counts the *thread* that started it as the
-/// parent: a process started from a short-lived thread (packs start in
+/// The namespace sandbox's first process asks the kernel to kill it when
+/// its parent goes (`PR_SET_PDEATHSIG`, as `bwrap --die-with-parent`),
+/// and Linux counts the *thread* that started it as the parent: a process started from a short-lived thread (packs start in
 /// parallel, each on a thread of its own) would be killed when that thread
 /// returned.
 ///

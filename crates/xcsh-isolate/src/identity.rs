@@ -38,7 +38,7 @@ pub fn recorded(
         });
     }
     let sandbox = match namespaces {
-        Namespaces::Entered => SandboxStatus::Namespaces {
+        Namespaces::Entered(_) => SandboxStatus::Namespaces {
             landlock: Box::new(sandbox),
         },
         Namespaces::Unavailable(reason) => SandboxStatus::LandlockOnly {
@@ -113,7 +113,7 @@ mod tests {
             opened("batch-rename"),
             path,
             status.clone(),
-            &Namespaces::Entered,
+            &Namespaces::Entered(crate::namespaces::Engine::BuiltIn),
         )
         .unwrap();
         assert_eq!(
@@ -122,12 +122,12 @@ mod tests {
                 landlock: Box::new(status.clone())
             }
         );
-        let alone = Namespaces::Unavailable("bubblewrap is not installed".to_owned());
+        let alone = Namespaces::Unavailable("the config sets namespaces = false".to_owned());
         let wrapped = recorded(opened("batch-rename"), path, status.clone(), &alone).unwrap();
         assert_eq!(
             wrapped.sandbox,
             SandboxStatus::LandlockOnly {
-                reason: "bubblewrap is not installed".to_owned(),
+                reason: "the config sets namespaces = false".to_owned(),
                 landlock: Box::new(status)
             }
         );

@@ -25,9 +25,10 @@
 //! - `handover` and `identity`: what the agent gives a pack's process
 //!   (its own image, the sealed library, only the `environment` granted)
 //!   and takes from it (the tools; name, path and sandbox state only as
-//!   the agent recorded them); `bwrap`: the namespaces it starts it in,
-//!   with `protected` paths kept read-only (`placeholders` where they do
-//!   not exist yet); `sandbox_status`: the sandbox in words.
+//!   the agent recorded them); `namespaces`: the namespaces it starts it
+//!   in (set up by xcsh's own engine; `bwrap` only for the benchmark that
+//!   compares), with `protected` paths kept read-only (`placeholders`
+//!   where they do not exist yet); `sandbox_status`: the sandbox in words.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -67,6 +68,7 @@ mod environment;
 mod handover;
 mod identity;
 mod load;
+mod namespaces;
 mod pack;
 mod placeholders;
 mod policy;

@@ -14,6 +14,7 @@ use xcsh_loader::{
 };
 
 use super::deferred::{DeferredPack, DeferredTool, Recorded, Starter};
+use super::namespaces::Engine;
 use super::pack::IsolatedPack;
 use super::policy::{Capability, IsolationPolicy, PackSettings, RequireSandbox};
 use super::start_record::{SharedInputs, StartInputs, StartRecord, StartRecords, identity_of};
@@ -211,7 +212,7 @@ impl SessionLoader<'_> {
 
     /// Keeps a start record of each pack of `started` that started (and
     /// may be offered from one: it requires no sandbox), after every start
-    /// of the run: bubblewrap may have turned out unusable meanwhile.
+    /// of the run: namespaces may have turned out unusable meanwhile.
     fn keep_records(
         &self,
         cwd: &Path,
@@ -250,11 +251,14 @@ impl SessionLoader<'_> {
             protected: &self.isolation.protected,
             without_namespaces: self.isolation.without_namespaces,
             exe: self.isolation.host_exe.as_deref(),
-            bubblewrap: if self.isolation.without_namespaces {
+            engine: if self.isolation.without_namespaces {
                 "namespaces = false".to_owned()
             } else {
-                match super::bwrap::available() {
-                    Ok(bwrap) => format!("{} {:?}", bwrap.display(), identity_of(bwrap)),
+                match super::namespaces::available() {
+                    Ok(Engine::BuiltIn) => "built in".to_owned(),
+                    Ok(Engine::Bubblewrap(bwrap)) => {
+                        format!("{} {:?}", bwrap.display(), identity_of(&bwrap))
+                    }
                     Err(why) => why.to_string(),
                 }
             },
@@ -321,6 +325,8 @@ impl SessionLoader<'_> {
                 network: settings.capabilities.contains(&Capability::Network),
                 processes: settings.capabilities.contains(&Capability::Processes),
                 required: settings.require_sandbox != RequireSandbox::No,
+                // Set when the process starts (see `handover`).
+                in_namespaces: false,
             },
             memory_limit: settings.memory_limit,
             allow_outside_root: options.allow_outside_root,

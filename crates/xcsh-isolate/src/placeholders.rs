@@ -1,6 +1,6 @@
 //! Empty directories xcsh puts where a protected record does not exist yet
 //! (`.xcsh/` or `.git/` of the working directory, xcsh's own config, data
-//! and cache directories), so that bubblewrap has something to bind
+//! and cache directories), so that the namespace sandbox has something to bind
 //! read-only there: otherwise a pack could create `.git/hooks/…` or
 //! `.xcsh/config.toml` for the user's own tools to find.
 //!

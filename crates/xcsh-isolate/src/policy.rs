@@ -5,8 +5,8 @@
 //! [isolation]
 //! all = false              # isolate every pack (as --isolate does)
 //! require_sandbox = false  # true: refuse to run an isolated pack unconfined;
-//!                          # "full": refuse it without namespaces (bubblewrap)
-//! namespaces = true        # false: never start packs under bubblewrap
+//!                          # "full": refuse it without namespaces
+//! namespaces = true        # false: never start packs in namespaces
 //! memory_limit_mb = 1024   # address-space limit of every isolated pack
 //!
 //! [isolation.packs."packs/libweather.so"]
@@ -47,9 +47,9 @@ pub struct IsolationConfig {
     /// How much sandbox an isolated pack must get, or it does not run.
     #[serde(default)]
     pub require_sandbox: RequireSandbox,
-    /// Start isolated packs in namespaces of their own (bubblewrap) where
-    /// it works; `false` keeps them in the Landlock sandbox alone (for a
-    /// machine where bubblewrap is installed but misbehaves).
+    /// Start isolated packs in namespaces of their own (xcsh's own
+    /// engine) where Linux allows them; `false` keeps them in the Landlock
+    /// sandbox alone.
     #[serde(default = "yes")]
     pub namespaces: bool,
     /// Address-space limit of every isolated pack, in MiB.
@@ -119,7 +119,7 @@ pub enum RequireSandbox {
     No,
     /// Refuse to run it unconfined (`true`): Landlock at least.
     Confined,
-    /// Refuse to run it without namespaces of its own (bubblewrap), or
+    /// Refuse to run it without namespaces of its own, or
     /// unconfined (`"full"`).
     Full,
 }
@@ -174,7 +174,7 @@ pub struct IsolationPolicy {
     pub require_sandbox: RequireSandbox,
     /// What no isolated pack may change (xcsh's directories, pack files).
     pub protected: Protected,
-    /// Never start packs under bubblewrap (`namespaces = false`).
+    /// Never start packs in namespaces of their own (`namespaces = false`).
     pub without_namespaces: bool,
     /// The default memory limit, in bytes.
     pub memory_limit: Option<u64>,

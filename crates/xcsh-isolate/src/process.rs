@@ -25,8 +25,8 @@ use xcsh_core::sync::lock;
 use xcsh_core::{PendingAction, PendingActionStore, ToolContext};
 use xcsh_isolate_pipe::SpinRead;
 use xcsh_isolate_protocol::{
-    FrameError, Hello, LogLevel, OpenPack, Opened, Outcome, Output, PushedAction, Reply, Request,
-    SUBCOMMAND, SandboxStatus, convert, error_line, frame,
+    FrameError, Hello, LogLevel, NAMESPACES_FAILED, OpenPack, Opened, Outcome, Output,
+    PushedAction, Reply, Request, SUBCOMMAND, SandboxStatus, convert, error_line, frame,
 };
 
 use super::ending::Ending;
@@ -37,7 +37,7 @@ use super::running::Running;
 use super::start_error::StartError;
 use super::start_spec::StartSpec;
 use super::stderr_tail::StderrTail;
-use super::{bwrap, handover, identity, reply_wait};
+use super::{handover, identity, namespaces, reply_wait};
 
 /// How often a waiting request looks at its call's cancellation flag.
 const POLL: Duration = Duration::from_millis(20);
@@ -120,7 +120,7 @@ pub struct PackProcess {
     stop_reason: Mutex<Option<String>>,
     stderr: StderrTail,
     shut_down: AtomicBool,
-    /// It runs under bubblewrap.
+    /// It runs in namespaces of its own.
     namespaces: bool,
     /// The directories made for its sandbox, removed once it has ended.
     placeholders: Placeholders,
@@ -190,11 +190,15 @@ impl PackProcess {
             }
         };
         let mut greeted = false;
+        // The process is told whether it runs in namespaces: without
+        // them it refuses itself what only their read-only mounts confine.
+        let mut open = spec.open.clone();
+        open.sandbox.in_namespaces = namespaces;
         let (handshook, stopped) = within_limit(&mut child, spec.open_limit, || {
             handshake(
                 &mut writer,
                 &mut reader,
-                &spec.open,
+                &open,
                 spec.frame_limit,
                 &mut greeted,
             )
@@ -222,13 +226,13 @@ impl PackProcess {
             Err(error) => {
                 let ending = finish(&mut child, &stderr, None, namespaces);
                 tracing::debug!(%error, "pack process handshake failed");
-                // Nothing of xcsh ran in the namespaces: bubblewrap itself
-                // could not set them up. Start again without them (the
-                // status says why), once for this agent.
+                // Nothing of xcsh ran in the namespaces: they could not be
+                // set up. Start again without them (the status says why),
+                // once for this agent.
                 if let (true, false, Some(line)) = (namespaces, greeted, ending.stderr_tail.first())
-                    && line.starts_with("bwrap: ")
+                    && (line.starts_with(NAMESPACES_FAILED) || line.starts_with("bwrap: "))
                 {
-                    bwrap::mark_unusable(line);
+                    namespaces::mark_unusable(line);
                     drop(placeholders);
                     return Self::start(spec, store, timeout, on_crash);
                 }
@@ -765,7 +769,8 @@ fn within_limit<R>(
 
 /// Waits for a process whose pipe closed (killing it if it lingers), then
 /// describes its end with its last stderr lines (reading the exit status
-/// as bubblewrap reports a signal when it ran in `namespaces`).
+/// as the namespaces' first process reports a signal when it ran in
+/// `namespaces`).
 fn finish(
     child: &mut Child,
     stderr: &StderrTail,
@@ -785,7 +790,7 @@ fn finish(
         }
     };
     let mut ending = match status {
-        Some(status) if namespaces => Ending::from_bubblewrap_status(status),
+        Some(status) if namespaces => Ending::from_namespaces_status(status),
         Some(status) => Ending::from_status(status),
         None => Ending {
             how: "ended".to_owned(),

@@ -1,16 +1,19 @@
 //! What a sandboxed pack must not change although it lies where the pack
-//! may write: xcsh's records (`.xcsh/`, `.git/`), its own directories
+//! may write: xcsh's records (`.xcsh/`, `.git/`, and the `.git` of every
+//! repository nested in the working directory), its own directories
 //! (config, data, cache), its binary and every pack library and pack
 //! directory it loads from.
 //!
-//! bubblewrap binds each such path read-only over the writable view. A
+//! The namespace sandbox binds each such path read-only over the writable view. A
 //! read-only bind alone is not enough: a pack could rename the directory
 //! that holds it and put a file of its own at the old path. So every
 //! directory between the writable root and the protected path is bound
 //! onto itself too (still writable): a mount point cannot be renamed or
 //! removed (`Device or resource busy`).
 
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// What the agent keeps read-only for every isolated pack, beyond the
 /// working directory's records.
@@ -99,10 +102,93 @@ pub fn mounts(writable: &[PathBuf], protected: &[PathBuf]) -> Vec<Mount> {
         .collect()
 }
 
-/// The records of the working directory `cwd` that are protected whether
-/// or not they exist yet: `.xcsh/` and `.git/`.
-pub fn records_of(cwd: &Path) -> [PathBuf; 2] {
-    [cwd.join(".xcsh"), cwd.join(".git")]
+/// The records of the working directory `cwd`: its `.xcsh/` and `.git/`,
+/// protected whether or not they exist yet, then the repositories nested
+/// in it ([`nested_repositories`]).
+pub fn records_of(cwd: &Path) -> Vec<PathBuf> {
+    let mut records = vec![cwd.join(".xcsh"), cwd.join(".git")];
+    records.extend(nested_repositories(cwd).iter().cloned());
+    records
+}
+
+/// How deep below the working directory nested repositories are looked
+/// for: a submodule or a vendored checkout sits a few levels down.
+pub const NESTED_DEPTH: usize = 6;
+
+/// How many directories the look for nested repositories reads at most
+/// (breadth first: the shallowest ones). `BENCHMARKS.md` has its cost.
+pub const NESTED_DIRECTORIES: usize = 4000;
+
+/// The `.git` of every repository nested in the working directory `cwd`
+/// (a submodule, a vendored checkout, a worktree), whose hooks git would
+/// run as the user: a `.git` directory, or a `.git` file (`gitdir: …`)
+/// and the directory it names where that lies in `cwd`. Found once per
+/// working directory for the agent's life, by a breadth-first walk of at
+/// most [`NESTED_DIRECTORIES`] directories within [`NESTED_DEPTH`] levels
+/// that follows no link and does not enter a `.git`; a repository beyond
+/// those bounds, or made after the walk, is not found.
+pub fn nested_repositories(cwd: &Path) -> Arc<Vec<PathBuf>> {
+    static FOUND: Mutex<BTreeMap<PathBuf, Arc<Vec<PathBuf>>>> = Mutex::new(BTreeMap::new());
+    if let Some(found) = xcsh_core::sync::lock(&FOUND).get(cwd) {
+        return Arc::clone(found);
+    }
+    let found = Arc::new(walk_for_repositories(cwd, NESTED_DEPTH, NESTED_DIRECTORIES));
+    xcsh_core::sync::lock(&FOUND)
+        .entry(cwd.to_path_buf())
+        .or_insert(found)
+        .clone()
+}
+
+/// The walk behind [`nested_repositories`], bounded by `depth` levels and
+/// `budget` directories read.
+pub fn walk_for_repositories(cwd: &Path, depth: usize, budget: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut queue = VecDeque::from([(cwd.to_path_buf(), 0usize)]);
+    let mut read = 0;
+    while let Some((dir, level)) = queue.pop_front() {
+        if read == budget {
+            break;
+        }
+        read += 1;
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            if entry.file_name() == ".git" {
+                if dir == cwd {
+                    // The working directory's own: always a record.
+                    continue;
+                }
+                if kind.is_file()
+                    && let Some(target) = git_dir_named_by(&path)
+                    && target.starts_with(cwd)
+                {
+                    found.push(target);
+                }
+                if kind.is_dir() || kind.is_file() {
+                    found.push(path);
+                }
+            } else if kind.is_dir() && level + 1 < depth {
+                queue.push_back((path, level + 1));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The directory a `.git` file names (`gitdir: PATH`, relative to the
+/// file's directory), canonical; `None` if it names none that exists.
+fn git_dir_named_by(file: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    let dir = file.parent()?.join(named);
+    std::fs::canonicalize(dir).ok().filter(|dir| dir.is_dir())
 }
 
 #[cfg(test)]
@@ -168,6 +254,55 @@ mod tests {
             resolved(&root.join("link/.config/xcsh")),
             root.join(".config/xcsh")
         );
+    }
+
+    #[test]
+    fn nested_repositories_are_found_as_directories_and_gitdir_files() {
+        let (_dir, root) = dir();
+        for dir in [
+            ".git/modules/sub",
+            "sub/.git/hooks",
+            "a/b/vendored/.git",
+            "deep/1/2/3/4/5/6",
+        ] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::write(root.join("deep/1/2/3/4/5/6/.git"), "gitdir: /elsewhere\n").unwrap();
+        std::fs::create_dir_all(root.join("mod")).unwrap();
+        std::fs::write(root.join("mod/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
+        let (_other, outside) = dir();
+        std::fs::create_dir_all(outside.join("linked/.git")).unwrap();
+        std::os::unix::fs::symlink(outside.join("linked"), root.join("link")).unwrap();
+        assert_eq!(
+            walk_for_repositories(&root, NESTED_DEPTH, NESTED_DIRECTORIES),
+            [
+                root.join(".git/modules/sub"),
+                root.join("a/b/vendored/.git"),
+                root.join("mod/.git"),
+                root.join("sub/.git"),
+            ]
+        );
+        assert_eq!(
+            records_of(&root)[..3],
+            [
+                root.join(".xcsh"),
+                root.join(".git"),
+                root.join(".git/modules/sub")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_walk_stops_at_its_budget_shallowest_first() {
+        let (_dir, root) = dir();
+        std::fs::create_dir_all(root.join("a/.git")).unwrap();
+        std::fs::create_dir_all(root.join("b/c/.git")).unwrap();
+        // The root and `a`, `b` (in either order): `b/c` is not read.
+        assert_eq!(
+            walk_for_repositories(&root, NESTED_DEPTH, 3),
+            [root.join("a/.git")]
+        );
+        assert_eq!(walk_for_repositories(&root, 2, 100), [root.join("a/.git")]);
     }
 
     #[test]

@@ -20,24 +20,24 @@ pub fn describe_sandbox(status: &SandboxStatus) -> String {
         SandboxStatus::Namespaces { landlock } => match &**landlock {
             SandboxStatus::Enforced { abi, seccomp } => {
                 format!(
-                    "sandboxed (bubblewrap, Landlock ABI {abi}{})",
+                    "sandboxed (namespaces, Landlock ABI {abi}{})",
                     filtered(*seccomp)
                 )
             }
             SandboxStatus::Partial { abi, seccomp } => {
                 format!(
-                    "sandboxed (bubblewrap, Landlock ABI {abi} partly{})",
+                    "sandboxed (namespaces, Landlock ABI {abi} partly{})",
                     filtered(*seccomp)
                 )
             }
             SandboxStatus::Unconfined { seccomp, .. } => {
                 format!(
-                    "sandboxed (bubblewrap, no Landlock inside{})",
+                    "sandboxed (namespaces, no Landlock inside{})",
                     filtered(*seccomp)
                 )
             }
             SandboxStatus::Namespaces { .. } | SandboxStatus::LandlockOnly { .. } => {
-                "sandboxed (bubblewrap, no Landlock inside)".to_owned()
+                "sandboxed (namespaces, no Landlock inside)".to_owned()
             }
         },
         SandboxStatus::LandlockOnly { reason, landlock } => match &**landlock {
@@ -96,7 +96,7 @@ mod tests {
     #[test]
     fn without_namespaces_the_status_says_landlock_only_and_why() {
         let alone = |landlock| SandboxStatus::LandlockOnly {
-            reason: "bubblewrap is not installed".to_owned(),
+            reason: "the config sets namespaces = false".to_owned(),
             landlock: Box::new(landlock),
         };
         assert_eq!(
@@ -104,14 +104,14 @@ mod tests {
                 abi: 7,
                 seccomp: true
             })),
-            "sandboxed (Landlock only: bubblewrap is not installed; Landlock ABI 7, seccomp)"
+            "sandboxed (Landlock only: the config sets namespaces = false; Landlock ABI 7, seccomp)"
         );
         assert_eq!(
             describe_sandbox(&alone(SandboxStatus::Unconfined {
                 reason: "this kernel has no Landlock".to_owned(),
                 seccomp: false
             })),
-            "unconfined: this kernel has no Landlock; bubblewrap is not installed, no seccomp"
+            "unconfined: this kernel has no Landlock; the config sets namespaces = false, no seccomp"
         );
     }
 

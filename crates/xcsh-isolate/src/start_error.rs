@@ -27,14 +27,17 @@ pub enum StartError {
         "refusing to run it without namespaces ({why}): the config sets require_sandbox = \"full\""
     )]
     NamespacesRequired {
-        /// Why there are none: bubblewrap unusable, `namespaces = false`,
+        /// Why there are none: namespaces unusable, `namespaces = false`,
         /// or a pack granted everything.
         why: String,
     },
     /// The agent's own image could not be opened to hand it to
-    /// bubblewrap.
+    /// bubblewrap (the comparison benchmark's engine).
     #[error("cannot open the xcsh executable to run it")]
     OpenImage(#[source] io::Error),
+    /// The namespace plan could not be written down for the process.
+    #[error("cannot write the namespace plan")]
+    Plan(#[source] serde_json::Error),
     /// The agent's own image could not be found.
     #[cfg(not(target_os = "linux"))]
     #[error("cannot find the xcsh executable to run it")]
@@ -160,11 +163,11 @@ mod tests {
             "its process speaks isolation protocol 5, this xcsh 6"
         );
         let required = StartError::NamespacesRequired {
-            why: "bubblewrap is not installed".to_owned(),
+            why: "the config sets namespaces = false".to_owned(),
         };
         assert_eq!(
             error_line(&required),
-            "refusing to run it without namespaces (bubblewrap is not installed): the config sets require_sandbox = \"full\""
+            "refusing to run it without namespaces (the config sets namespaces = false): the config sets require_sandbox = \"full\""
         );
         let collision = StartError::MapDescriptors(command_fds::FdMappingCollision);
         assert_eq!(

@@ -9,14 +9,14 @@
 //! (device, inode, size, modification and change times), the request its
 //! process gets (path, working directory, sandbox, memory limit, options,
 //! configuration), the granted environment variables with their values,
-//! the protected paths, the namespace settings, the bubblewrap found (or
-//! why none), and the identity of the `xcsh` executable that serves it. Any change to one of them is another
+//! the protected paths, the namespace settings, the engine that sets
+//! them up (or why none), and the identity of the `xcsh` executable that serves it. Any change to one of them is another
 //! name, so a stale record is never found: the pack starts at start-up
 //! again and its record is written anew.
 //!
 //! A pack that must get a sandbox (`require_sandbox`) is never offered
 //! from a record: a refusal to run it must come at start-up, and whether
-//! bubblewrap can create namespaces here is only learnt by starting one.
+//! namespaces can be set up here is only learnt by starting one.
 //!
 //! A record is only an offer. At the first call the pack is opened with
 //! every check of a start-up (trust, sealed copy) and it must be the very
@@ -72,9 +72,10 @@ pub struct SharedInputs<'a> {
     pub without_namespaces: bool,
     /// The `xcsh` executable serving them (`None`: this one).
     pub exe: Option<&'a Path>,
-    /// The bubblewrap they would start under (its path and identity), or
-    /// why there is none.
-    pub bubblewrap: String,
+    /// The engine that would set their namespaces up (a bubblewrap's path
+    /// and identity, where one is named for a benchmark), or why there is
+    /// none.
+    pub engine: String,
 }
 
 impl SharedInputs<'_> {
@@ -92,7 +93,7 @@ impl SharedInputs<'_> {
             env!("CARGO_PKG_VERSION"),
             self.protected,
             self.without_namespaces,
-            self.bubblewrap,
+            self.engine,
         );
         sha256_hex(material.as_bytes())
     }
@@ -222,7 +223,7 @@ mod tests {
             protected: &protected,
             without_namespaces: false,
             exe: None,
-            bubblewrap: "bubblewrap is not installed".into(),
+            engine: "built in".into(),
         }
         .digest();
         let first = open("/work/a");

@@ -17,14 +17,26 @@
 //! }
 //! ```
 //!
+//! Before all of that it closes every descriptor it inherited beyond
+//! the ones the agent hands it and leaves the terminal it shares with the
+//! agent (`detach`: `close_range` and one `ioctl`, with the built-in
+//! namespaces' `fork`, `mount_setattr` and `capset` the crate's only
+//! `unsafe` code).
+//!
 //! The agent's side (starting this process, handing it the library,
 //! relaying its tools and actions) is `xcsh-isolate`; what both agree on is
 //! `xcsh-isolate-protocol`. Only the `xcsh` binary depends on this crate:
 //! the agent's crates must not (they would link the serve loop and the
 //! sandbox a pack's process enters), and pack authors never see it.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
+mod detach;
+// `fork`, `mount_setattr` and the loopback's `ioctl`, each with its
+// safety note.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+pub mod namespaces;
 mod open;
 mod relief;
 mod sandbox;

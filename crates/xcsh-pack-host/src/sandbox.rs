@@ -109,13 +109,25 @@ fn no_new_privileges() -> Result<(), SandboxError> {
 #[cfg(target_os = "linux")]
 fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
     use landlock::{
-        ABI, Access as _, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr as _,
-        RulesetCreatedAttr as _, RulesetStatus, path_beneath_rules,
+        ABI, Access as _, AccessFs, AccessNet, BitFlags, LandlockStatus, Ruleset, RulesetAttr as _,
+        RulesetCreatedAttr as _, RulesetStatus, Scope, path_beneath_rules,
     };
 
     let abi = ABI::V7;
     let fail = SandboxError::Landlock;
-    let mut ruleset = Ruleset::default();
+    // Signals to any process outside the sandbox (the agent: `kill` of its
+    // parent) are refused, whatever is granted; abstract Unix sockets made
+    // outside it too, unless it is granted the network.
+    let scopes = if request.network {
+        BitFlags::from(Scope::Signal)
+    } else {
+        Scope::Signal | Scope::AbstractUnixSocket
+    };
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::ReadFile)
+        .map_err(fail)?
+        .scope(scopes)
+        .map_err(fail)?;
     if !request.write_anywhere {
         ruleset = ruleset
             .handle_access(AccessFs::from_write(abi))
@@ -127,6 +139,9 @@ fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
             .map_err(fail)?;
     }
     let mut created = ruleset.create().map_err(fail)?;
+    created = created
+        .add_rules(path_beneath_rules(readable(), AccessFs::ReadFile))
+        .map_err(fail)?;
     if !request.write_anywhere {
         // `/dev/null` too: writing to it is how programs discard output.
         let writable = request
@@ -135,8 +150,16 @@ fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
             .map(std::path::PathBuf::as_path)
             .chain([std::path::Path::new("/dev/null")])
             .filter(|path| path.exists());
+        // Without namespaces, everything but device nodes: a pack that
+        // runs as root makes no disk or memory device where it may write
+        // (in namespaces its root is no root outside them, and the kernel
+        // refuses it first).
+        let mut granted = AccessFs::from_write(abi);
+        if !request.in_namespaces {
+            granted &= !(AccessFs::MakeChar | AccessFs::MakeBlock);
+        }
         created = created
-            .add_rules(path_beneath_rules(writable, AccessFs::from_write(abi)))
+            .add_rules(path_beneath_rules(writable, granted))
             .map_err(fail)?;
     }
     let status = created.restrict_self().map_err(fail)?;
@@ -155,6 +178,30 @@ fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
             .to_owned(),
         ),
     })
+}
+
+/// What the pack may read files beneath: everything but other processes'
+/// entries in `/proc` (another process's `environ` holds its secrets, the
+/// agent's among them): every entry of `/` but `/proc`, and in `/proc` its
+/// own (`self`) and the system's (`cpuinfo`, `meminfo`, `sys`, …), not the
+/// numbered ones. An entry that cannot be opened (a dangling link) gets
+/// no rule.
+#[cfg(target_os = "linux")]
+fn readable() -> impl Iterator<Item = std::path::PathBuf> {
+    let entries = |dir: &str| {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+    };
+    let root = entries("/").filter(|path| path != std::path::Path::new("/proc"));
+    let proc = entries("/proc").filter(|path| {
+        path.file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| !name.bytes().all(|b| b.is_ascii_digit()))
+    });
+    root.chain(proc)
 }
 
 #[cfg(not(target_os = "linux"))]

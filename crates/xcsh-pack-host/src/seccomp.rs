@@ -17,13 +17,21 @@
 //!   `swapon`/`swapoff`, `acct`, the clock, `syslog`, `iopl`/`ioperm`);
 //!   `open_by_handle_at` (opens any file of a mount by handle, past the
 //!   paths a sandbox checks); and the terminal ioctls `TIOCSTI` and
-//!   `TIOCLINUX` (typing into the user's terminal). These are what
+//!   `TIOCLINUX` (typing into the user's terminal), `vhangup` and the
+//!   ioctls `TIOCSCTTY`, `TIOCVHANGUP` and `TIOCCONS` (taking, hanging up
+//!   or redirecting a terminal: the agent's, in a REPL). These are what
 //!   Flatpak's and Codex's filters refuse, or what Docker's default
 //!   profile keeps from an unprivileged container;
 //! - unless granted `processes`: starting a process (`fork`, `vfork`,
 //!   `clone` without `CLONE_THREAD`, `execve`, `execveat`), so the
 //!   address-space limit, which is per process, bounds the whole pack.
 //!   Threads still start;
+//! - without namespaces (the agent says whether it started the process in
+//!   them) and unless granted `write-anywhere`: every call that changes a
+//!   file's mode, owner, times or extended attributes (`chmod`, `chown`,
+//!   `utimensat`, `setxattr`, `removexattr` and their `f…`, `l…` and
+//!   `…at` kin). Landlock does not cover metadata, and there no read-only
+//!   mount keeps the files outside the writable directories as they are;
 //! - unless granted `network`: `socket()` of every family. A Unix socket
 //!   with a path is reachable through a read-only mount (connecting writes
 //!   nothing), and Landlock scopes neither UDP nor Unix sockets; `socketpair`
@@ -167,19 +175,29 @@ mod imp {
             libc::SYS_clock_settime,
             libc::SYS_clock_adjtime,
             libc::SYS_adjtimex,
+            // Hanging up the controlling terminal (the REPL's).
+            libc::SYS_vhangup,
         ];
         for call in always.into_iter().chain(arch_only()) {
             rules.insert(call, Vec::new());
         }
-        // Typing into a terminal (`TIOCSTI`), or the console's own
-        // commands (`TIOCLINUX`): the request is an `int`, so only its
-        // low 32 bits count.
+        // Typing into a terminal (`TIOCSTI`), the console's own commands
+        // (`TIOCLINUX`), taking a terminal as its own (`TIOCSCTTY`),
+        // hanging one up (`TIOCVHANGUP`) or taking the console's output
+        // (`TIOCCONS`): the request is an `int`, so only its low 32 bits
+        // count.
         rules.insert(
             libc::SYS_ioctl,
-            [libc::TIOCSTI, libc::TIOCLINUX]
-                .into_iter()
-                .map(|request| rule(1, SeccompCmpOp::Eq, u64::from(request as u32)))
-                .collect::<Result<_, _>>()?,
+            [
+                libc::TIOCSTI,
+                libc::TIOCLINUX,
+                libc::TIOCSCTTY,
+                libc::TIOCVHANGUP,
+                libc::TIOCCONS,
+            ]
+            .into_iter()
+            .map(|request| rule(1, SeccompCmpOp::Eq, u64::from(request as u32)))
+            .collect::<Result<_, _>>()?,
         );
         // A new namespace by `clone`, as `unshare` would make it.
         let namespaces = [
@@ -209,10 +227,66 @@ mod imp {
             }
         }
         rules.insert(libc::SYS_clone, clone);
+        // Without namespaces nothing makes the files outside the writable
+        // directories read-only, and Landlock does not cover metadata:
+        // changing any file's mode, owner, times or extended attributes
+        // is refused.
+        if !request.in_namespaces && !request.write_anywhere {
+            for call in metadata_calls() {
+                rules.insert(call, Vec::new());
+            }
+        }
         if !request.network {
             rules.insert(libc::SYS_socket, Vec::new());
         }
         Ok(rules)
+    }
+
+    /// Every call that changes a file's mode, owner, times or extended
+    /// attributes, by path or by descriptor (`fchmodat2`, `setxattrat`
+    /// and `removexattrat` by number: Linux 6.6 and 6.13, newer than
+    /// `libc`'s lists; the same number on both architectures).
+    fn metadata_calls() -> impl Iterator<Item = i64> {
+        const FCHMODAT2: i64 = 452;
+        const SETXATTRAT: i64 = 463;
+        const REMOVEXATTRAT: i64 = 466;
+        [
+            libc::SYS_fchmod,
+            libc::SYS_fchmodat,
+            FCHMODAT2,
+            libc::SYS_fchown,
+            libc::SYS_fchownat,
+            libc::SYS_utimensat,
+            libc::SYS_setxattr,
+            libc::SYS_lsetxattr,
+            libc::SYS_fsetxattr,
+            SETXATTRAT,
+            libc::SYS_removexattr,
+            libc::SYS_lremovexattr,
+            libc::SYS_fremovexattr,
+            REMOVEXATTRAT,
+        ]
+        .into_iter()
+        .chain(legacy_metadata_calls())
+    }
+
+    /// The path-only metadata calls x86_64 keeps from before the `…at`
+    /// family (aarch64 never had them).
+    #[cfg(target_arch = "x86_64")]
+    fn legacy_metadata_calls() -> [i64; 6] {
+        [
+            libc::SYS_chmod,
+            libc::SYS_chown,
+            libc::SYS_lchown,
+            libc::SYS_utime,
+            libc::SYS_utimes,
+            libc::SYS_futimesat,
+        ]
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    fn legacy_metadata_calls() -> [i64; 0] {
+        []
     }
 
     /// One condition on the low 32 bits of argument `index`.
@@ -329,6 +403,30 @@ mod tests {
         // `clone` keeps its namespace rules; only the thread rule goes.
         assert_eq!(none[&libc::SYS_clone].len(), 8);
         assert_eq!(both[&libc::SYS_clone].len(), 7);
+    }
+
+    #[test]
+    fn metadata_calls_are_refused_only_without_namespaces_or_write_anywhere() {
+        let calls = [libc::SYS_fchmodat, libc::SYS_fchownat, libc::SYS_utimensat];
+        let fallback = refused(&request(false, false)).unwrap();
+        assert!(calls.iter().all(|call| fallback.contains_key(call)));
+        let namespaces = SandboxRequest {
+            in_namespaces: true,
+            ..request(false, false)
+        };
+        let namespaces = refused(&namespaces).unwrap();
+        assert!(calls.iter().all(|call| !namespaces.contains_key(call)));
+        let anywhere = SandboxRequest {
+            write_anywhere: true,
+            ..request(false, false)
+        };
+        let anywhere = refused(&anywhere).unwrap();
+        assert!(calls.iter().all(|call| !anywhere.contains_key(call)));
+        // What no sandbox lets a pack do with a shared terminal.
+        for map in [&fallback, &namespaces, &anywhere] {
+            assert!(map.contains_key(&libc::SYS_vhangup));
+            assert_eq!(map[&libc::SYS_ioctl].len(), 5);
+        }
     }
 
     #[test]

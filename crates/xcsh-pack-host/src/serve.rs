@@ -28,6 +28,8 @@ use crate::writer::Writer;
 pub fn serve() -> Result<(), ServeError> {
     // A crash here ends this process only; the agent names the pack.
     xcsh_loader::disable_crash_reports();
+    // First: nothing inherited, no shared terminal.
+    crate::detach::detach().map_err(ServeError::setup("closing what it inherited"))?;
     let (input, output) = take_protocol_pipes()?;
     // Polled briefly before sleeping: the next request of a script's run
     // of calls comes within microseconds of the last reply.

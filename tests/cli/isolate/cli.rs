@@ -16,7 +16,7 @@ fn crashy() -> std::path::PathBuf {
 fn says_isolated(line: &str) -> bool {
     line.contains(", isolated, sandboxed (Landlock ABI ")
         || line.contains(", isolated, sandboxed (Landlock only: ")
-        || line.contains(", isolated, sandboxed (bubblewrap, ")
+        || line.contains(", isolated, sandboxed (namespaces, ")
         || line.contains(", isolated, unconfined: ")
 }
 
@@ -67,7 +67,6 @@ fn run_with_isolate_answers_a_crash_with_an_error_and_goes_on() {
 
 #[test]
 fn the_environment_variable_isolates_every_pack_and_tools_says_so() {
-    super::namespaces::bubblewrap();
     let env = Env::new();
     let pack = batch_rename();
     let mut command = env.command(&["tools", "--plugin", arg(&pack)]);
@@ -94,7 +93,7 @@ fn the_environment_variable_isolates_every_pack_and_tools_says_so() {
     assert!(
         isolated.starts_with("sandboxed (Landlock ABI ")
             || isolated.starts_with("sandboxed (Landlock only: ")
-            || isolated.starts_with("sandboxed (bubblewrap, ")
+            || isolated.starts_with("sandboxed (namespaces, ")
             || isolated.starts_with("unconfined: "),
         "{isolated}"
     );
@@ -102,7 +101,6 @@ fn the_environment_variable_isolates_every_pack_and_tools_says_so() {
 
 #[test]
 fn the_user_config_isolates_one_pack_and_a_project_config_cannot() {
-    super::namespaces::bubblewrap();
     let env = Env::new();
     let (rename, crashy) = (batch_rename(), crashy());
     write(

@@ -93,15 +93,31 @@ pub fn with_program(template: &Command, program: &Path, leading: &[&OsStr]) -> C
     command
 }
 
-/// `command` where no bubblewrap can be found: the Landlock-only sandbox.
-pub fn landlock_only(mut command: Command) -> Command {
-    command.env("PATH", "/nonexistent");
+/// `command` with namespaces turned off in the user's config it runs
+/// with (`namespaces = false` added to its `[isolation]` table): the
+/// Landlock-only sandbox.
+pub fn landlock_only(command: Command) -> Command {
+    let config_home = command
+        .get_envs()
+        .find(|(key, _)| *key == "XDG_CONFIG_HOME")
+        .and_then(|(_, value)| value)
+        .expect("a command of Env::command");
+    let config = Path::new(config_home).join("xcsh/config.toml");
+    let text = std::fs::read_to_string(&config).unwrap_or_default();
+    let text = match text.find("[isolation]\n") {
+        Some(at) => {
+            let end = at + "[isolation]\n".len();
+            format!("{}namespaces = false\n{}", &text[..end], &text[end..])
+        }
+        None => format!("[isolation]\nnamespaces = false\n{text}"),
+    };
+    crate::support::write(&config, &text);
     command
 }
 
 /// xcsh copied where the pack can write (in the working directory), the
 /// run and what the pack plants over it.
-fn plant_over_xcsh(env: &Env, bubblewrap: bool) -> (Vec<String>, PathBuf, PathBuf) {
+fn plant_over_xcsh(env: &Env, namespaces: bool) -> (Vec<String>, PathBuf, PathBuf) {
     let binary = env.work().join("bin/xcsh");
     std::fs::create_dir_all(binary.parent().unwrap()).unwrap();
     std::fs::copy(XCSH, &binary).unwrap();
@@ -109,7 +125,7 @@ fn plant_over_xcsh(env: &Env, bubblewrap: bool) -> (Vec<String>, PathBuf, PathBu
     let script = format!("#!/bin/sh\nid > '{}'\n", marker.display());
     let deleted = format!("{} (deleted)", binary.display());
     let mut command = with_program(&isolated(env), &binary, &[]);
-    if !bubblewrap {
+    if !namespaces {
         command = landlock_only(command);
     }
     let output = run_between(
@@ -140,7 +156,6 @@ fn plant_over_xcsh(env: &Env, bubblewrap: bool) -> (Vec<String>, PathBuf, PathBu
 #[test]
 fn a_script_planted_over_xcsh_never_runs_when_the_pack_restarts() {
     // In namespaces the binary cannot be replaced at all.
-    super::namespaces::bubblewrap();
     let env = Env::new();
     let (texts, binary, _) = plant_over_xcsh(&env, true);
     assert_eq!(
@@ -272,8 +287,7 @@ fn a_frame_over_the_result_cap_is_refused_before_it_is_read() {
 /// checked, so the in-process pack goes on as it was.
 #[test]
 fn an_in_process_library_rewritten_in_place_does_not_change_the_agent() {
-    super::namespaces::bubblewrap();
-    for bubblewrap in [true, false] {
+    for namespaces in [true, false] {
         let env = Env::new();
         let library = crate::support::copy_pack("batch-rename", &env.work().join("packs"));
         let original = std::fs::read(&library).unwrap();
@@ -289,7 +303,7 @@ fn an_in_process_library_rewritten_in_place_does_not_change_the_agent() {
             arg(&hostile()),
             "-",
         ]);
-        if !bubblewrap {
+        if !namespaces {
             command = landlock_only(command);
         }
         let output = run_between(
@@ -303,7 +317,7 @@ fn an_in_process_library_rewritten_in_place_does_not_change_the_agent() {
         let texts = texts(&output);
         // The pack's own code answered (rewritten, it would trap on 0xCC).
         assert_eq!(texts[2], "new-a.txt: no such file");
-        if bubblewrap {
+        if namespaces {
             // A library the agent loads is read-only in the namespaces.
             assert_eq!(
                 texts[1],

@@ -7,6 +7,7 @@ mod attribution;
 mod c_packs;
 mod cli;
 mod crashes;
+mod fallback;
 mod file_state;
 mod handover;
 mod hostile;
@@ -75,10 +76,6 @@ impl TestAgent {
     }
 
     pub fn in_dir(dir: TempDir, packs: &[&str], options: Options) -> Self {
-        // The sandbox an isolated pack gets depends on whether bubblewrap
-        // is there: provisioned first, so no test sees it half-installed
-        // by another one running beside it.
-        namespaces::bubblewrap();
         let policy = RunPolicy {
             tool_timeout: options.timeout,
             isolation: IsolationPolicy {

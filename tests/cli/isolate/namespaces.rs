@@ -1,32 +1,15 @@
-//! The namespace sandbox (bubblewrap), provisioned by
-//! `scripts/provision-bubblewrap`: a hostile isolated pack kills and stops
+//! xcsh's own namespace sandbox, with no `bwrap` on the `PATH` xcsh runs
+//! with (`path_without_bwrap`): a hostile isolated pack kills and stops
 //! its parent, leaves a daemon behind and writes xcsh's records; the agent,
 //! the other pack's pending action and the records are untouched, and
 //! nothing of the pack outlives the session.
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::json;
 
 use super::hostile::{call, isolated, run_between, texts};
-use crate::support::{Env, Output, arg};
-
-/// `bwrap`, installed by the project's script if missing (on Debian).
-pub fn bubblewrap() -> &'static PathBuf {
-    static FOUND: OnceLock<PathBuf> = OnceLock::new();
-    FOUND.get_or_init(|| {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/provision-bubblewrap");
-        let output = std::process::Command::new(script).output().unwrap();
-        assert!(
-            output.status.success(),
-            "these tests need bubblewrap: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
-    })
-}
+use crate::support::{Env, Output, arg, path_without_bwrap};
 
 /// The status `xcsh tools` gives the hostile pack here.
 fn status(env: &Env) -> String {
@@ -54,12 +37,14 @@ pub(super) fn kill_parent_line(output: &Output) -> String {
 }
 
 #[test]
-fn the_pack_runs_in_namespaces_when_bubblewrap_is_there() {
-    assert!(bubblewrap().is_file());
+fn the_pack_runs_in_namespaces_with_no_bwrap_anywhere_on_path() {
+    for dir in std::env::split_paths(&path_without_bwrap()) {
+        assert!(!dir.join("bwrap").exists(), "{}", dir.display());
+    }
     let env = Env::new();
     let line = status(&env);
     assert!(
-        line.contains(", isolated, sandboxed (bubblewrap, Landlock ABI ")
+        line.contains(", isolated, sandboxed (namespaces, Landlock ABI ")
             && line.contains(", seccomp), may write "),
         "{line}"
     );
@@ -67,7 +52,6 @@ fn the_pack_runs_in_namespaces_when_bubblewrap_is_there() {
 
 #[test]
 fn killing_or_stopping_its_parent_reaches_only_its_sandbox() {
-    bubblewrap();
     let env = Env::new();
     let output = run_between(
         &env,
@@ -85,7 +69,6 @@ fn killing_or_stopping_its_parent_reaches_only_its_sandbox() {
 
 #[test]
 fn nothing_the_pack_starts_outlives_the_session() {
-    bubblewrap();
     let env = Env::new();
     // Granted `processes`: without it the daemon is never started.
     crate::support::write(
@@ -108,7 +91,6 @@ fn nothing_the_pack_starts_outlives_the_session() {
 
 #[test]
 fn xcsh_s_records_in_the_working_directory_are_read_only_to_the_pack() {
-    bubblewrap();
     let env = Env::new();
     let journal = env.write(".xcsh/journal.jsonl", "{\"kept\":true}\n");
     let output = run_between(

@@ -15,7 +15,6 @@ use serde_json::json;
 
 use super::file_state::{FileState, set_xattr};
 use super::hostile::{call, isolated, run_between, texts};
-use super::namespaces::bubblewrap;
 use super::sandbox::outside;
 use crate::support::{Env, Output, arg, json_lines, resolve_line};
 
@@ -86,7 +85,6 @@ pub(super) fn each(path: &Path, error: &str, times: usize) -> Vec<String> {
 
 #[test]
 fn metadata_of_a_file_outside_the_working_directory_cannot_change() {
-    bubblewrap();
     let env = Env::new();
     let elsewhere = outside();
     let target = crate::support::write(&elsewhere.path().join("outside.txt"), "outside\n");
@@ -101,7 +99,6 @@ fn metadata_of_a_file_outside_the_working_directory_cannot_change() {
 
 #[test]
 fn metadata_of_xcsh_s_journal_cannot_change() {
-    bubblewrap();
     let env = Env::new();
     let journal = env.write(".xcsh/journal.jsonl", "{\"kept\":true}\n");
     set_xattr(&journal, "user.kept", "yes");
@@ -122,7 +119,6 @@ fn metadata_of_xcsh_s_journal_cannot_change() {
 
 #[test]
 fn no_device_node_can_be_made_in_the_working_directory() {
-    bubblewrap();
     let env = Env::new();
     let kmsg = env.work().join("kmsg");
     let mem = env.work().join("mem");
@@ -168,7 +164,6 @@ fn disks() -> Vec<PathBuf> {
 
 #[test]
 fn the_kernel_log_and_the_disks_are_not_in_its_dev() {
-    bubblewrap();
     let env = Env::new();
     let disks = disks();
     let mut attacks = vec![call(

@@ -1,5 +1,5 @@
 //! The acts of `reach.rs` where ownership matters, by a pack run as an
-//! ordinary user (`as_user.rs`) under bubblewrap: the user's own files
+//! ordinary user (`as_user.rs`) in the namespace sandbox: the user's own files
 //! outside the working directory, and the user's own xcsh configuration
 //! and registry in its home, keep their metadata and contents, and killing
 //! its parent reaches only its sandbox. These need root to switch user (CI
@@ -10,17 +10,15 @@ use serde_json::json;
 use super::as_user::UserEnv;
 use super::file_state::{FileState, set_xattr};
 use super::hostile::{call, run_between, texts};
-use super::namespaces::bubblewrap;
 use super::reach::{READ_ONLY, assert_refused, each, metadata_attacks, session};
 use crate::support::arg;
 
-/// The user's environment, its packs checked to run under bubblewrap.
+/// The user's environment, its packs checked to run in namespaces.
 fn user_env() -> Option<UserEnv> {
-    bubblewrap();
     let user = UserEnv::new()?;
     let line = user.status();
     assert!(
-        line.contains(", isolated, sandboxed (bubblewrap, Landlock ABI "),
+        line.contains(", isolated, sandboxed (namespaces, Landlock ABI "),
         "{line}"
     );
     Some(user)

@@ -8,12 +8,10 @@
 use serde_json::json;
 
 use super::hostile::{call, hostile, isolated, run_between, texts};
-use super::namespaces::bubblewrap;
 use crate::support::{Env, arg, preview_line, resolve_line};
 
 #[test]
 fn records_that_do_not_exist_yet_cannot_be_created_and_nothing_is_left_behind() {
-    bubblewrap();
     let env = Env::new();
     let (git, xcsh) = (env.work().join(".git"), env.work().join(".xcsh"));
     let hooks = git.join("hooks/pre-commit");
@@ -58,7 +56,6 @@ fn records_that_do_not_exist_yet_cannot_be_created_and_nothing_is_left_behind() 
 
 #[test]
 fn xcsh_s_own_directories_are_read_only_to_a_pack_working_in_home() {
-    bubblewrap();
     let env = Env::new();
     let home = env.home.path();
     let config = env.user_config_dir().join("config.toml");
@@ -101,7 +98,6 @@ fn xcsh_s_own_directories_are_read_only_to_a_pack_working_in_home() {
 
 #[test]
 fn a_pack_library_under_the_working_directory_cannot_be_changed_or_moved_aside() {
-    bubblewrap();
     let env = Env::new();
     let packs = env.work().join("packs");
     let library = crate::support::copy_pack("batch-rename", &packs);
@@ -163,7 +159,6 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn a_working_directory_that_is_a_plugin_directory_is_read_only_whole() {
-    bubblewrap();
     let env = Env::new();
     crate::support::copy_pack("batch-rename", env.work());
     crate::support::write(

@@ -83,7 +83,7 @@ fn an_isolated_pack_writes_in_the_working_directory_only() {
         return;
     }
     assert!(refused.is_error);
-    // Read-only under bubblewrap's namespaces; refused by Landlock alone.
+    // Read-only in the namespace sandbox; refused by Landlock alone.
     let why = match &agent.agent.isolated[0].sandbox {
         SandboxStatus::Namespaces { .. } => "Read-only file system (os error 30)",
         _ => "Permission denied (os error 13)",

@@ -1,5 +1,6 @@
 //! The seccomp filter of an isolated pack's process (`xcsh-pack-host/src/seccomp.rs`),
-//! under bubblewrap and under Landlock alone (no `bwrap` on `PATH`): a
+//! in xcsh's own namespaces (no `bwrap` on `PATH`) and under Landlock
+//! alone (`namespaces = false`): a
 //! hostile pack starts processes, traces, uses key rings, namespaces,
 //! mounts, io_uring and a terminal's input, and reaches UDP and Unix
 //! sockets the test listens on. Each act is refused with the kernel's error, nothing reaches the
@@ -15,8 +16,7 @@ use std::time::Duration;
 use serde_json::json;
 use tempfile::TempDir;
 
-use super::hostile::{call, hostile, isolated, run_between, texts};
-use super::namespaces::bubblewrap;
+use super::hostile::{call, hostile, isolated, landlock_only, run_between, texts};
 use super::sandbox::outside;
 use crate::support::{Env, arg};
 
@@ -26,16 +26,17 @@ const REFUSED: &str = "Operation not permitted (os error 1)";
 /// Where the pack's process runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Engine {
-    Bubblewrap,
-    /// No `bwrap` on the agent's `PATH`: the Landlock sandbox alone.
+    /// xcsh's own namespace sandbox, no `bwrap` on `PATH`.
+    Namespaces,
+    /// `namespaces = false`: the Landlock sandbox alone.
     LandlockOnly,
 }
 
-const BOTH: [Engine; 2] = [Engine::Bubblewrap, Engine::LandlockOnly];
+const BOTH: [Engine; 2] = [Engine::Namespaces, Engine::LandlockOnly];
 
 /// `xcsh ARGS` running its packs on `engine`, with `grants` for the
 /// hostile pack in the user's config.
-fn xcsh(env: &Env, engine: Engine, grants: &[&str], mut command: Command) -> Command {
+fn xcsh(env: &Env, engine: Engine, grants: &[&str], command: Command) -> Command {
     if !grants.is_empty() {
         crate::support::write(
             &env.user_config_dir().join("config.toml"),
@@ -46,14 +47,9 @@ fn xcsh(env: &Env, engine: Engine, grants: &[&str], mut command: Command) -> Com
         );
     }
     match engine {
-        Engine::Bubblewrap => {
-            bubblewrap();
-        }
-        Engine::LandlockOnly => {
-            command.env("PATH", env.work().join("no-bwrap-here"));
-        }
+        Engine::Namespaces => command,
+        Engine::LandlockOnly => landlock_only(command),
     }
-    command
 }
 
 /// `xcsh run --isolate` over batch-rename and the hostile pack, `calls`
@@ -79,9 +75,9 @@ fn status(engine: Engine, grants: &[&str]) -> String {
 
 #[test]
 fn the_status_says_the_filter_is_in_force() {
-    let line = status(Engine::Bubblewrap, &[]);
+    let line = status(Engine::Namespaces, &[]);
     assert!(
-        line.contains(", isolated, sandboxed (bubblewrap, Landlock ABI ")
+        line.contains(", isolated, sandboxed (namespaces, Landlock ABI ")
             && line
                 .ends_with(", seccomp), may write the working directory, no network, no processes"),
         "{line}"
@@ -89,7 +85,7 @@ fn the_status_says_the_filter_is_in_force() {
     let line = status(Engine::LandlockOnly, &[]);
     assert!(
         line.contains(
-            ", isolated, sandboxed (Landlock only: bubblewrap is not installed; Landlock ABI "
+            ", isolated, sandboxed (Landlock only: the config sets namespaces = false; Landlock ABI "
         ) && line
             .ends_with(", seccomp), may write the working directory, no network, no processes"),
         "{line}"
@@ -262,7 +258,7 @@ fn unix_sockets_with_a_path_or_abstract_are_refused() {
     for engine in BOTH {
         let env = Env::new();
         // Outside the working and temporary directories (so visible,
-        // read-only, under bubblewrap too), and inside the working one.
+        // read-only, in the namespaces too), and inside the working one.
         let elsewhere = outside();
         let out = elsewhere.path().join("outside.sock");
         let inside = env.work().join("inside.sock");

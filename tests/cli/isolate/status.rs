@@ -3,15 +3,17 @@
 
 use serde_json::json;
 
-use super::hostile::{call, hostile, isolated, landlock_only, run_between, texts};
-use super::namespaces::bubblewrap;
-use crate::support::{Env, arg, canonical};
+use std::path::Path;
+use std::process::Command;
+
+use super::hostile::{call, hostile, isolated, landlock_only, run_between, texts, with_program};
+use crate::support::{Env, XCSH, arg, canonical, path_without_bwrap};
 
 /// The `kill_parent` line of `xcsh tools` over the hostile pack, and the
 /// whole output.
-fn tools_line(env: &Env, without_bubblewrap: bool) -> (String, String) {
+fn tools_line(env: &Env, without_namespaces: bool) -> (String, String) {
     let mut command = env.command(&["tools", "--isolate", "--plugin", arg(&hostile())]);
-    if without_bubblewrap {
+    if without_namespaces {
         command = landlock_only(command);
     }
     let output = env.run_command(command, "");
@@ -27,19 +29,18 @@ fn tools_line(env: &Env, without_bubblewrap: bool) -> (String, String) {
 
 #[test]
 fn tools_says_how_a_pack_is_confined_and_what_it_may_do() {
-    bubblewrap();
     let env = Env::new();
     let (line, _) = tools_line(&env, false);
     assert!(
         line.ends_with(
-            ", isolated, sandboxed (bubblewrap, Landlock ABI 7, seccomp), may write the working directory, no network, no processes"
+            ", isolated, sandboxed (namespaces, Landlock ABI 7, seccomp), may write the working directory, no network, no processes"
         ),
         "{line}"
     );
     let (line, _) = tools_line(&env, true);
     assert!(
         line.ends_with(
-            ", isolated, sandboxed (Landlock only: bubblewrap is not installed; Landlock ABI 7, seccomp), may write the working directory, no network, no processes"
+            ", isolated, sandboxed (Landlock only: the config sets namespaces = false; Landlock ABI 7, seccomp), may write the working directory, no network, no processes"
         ),
         "{line}"
     );
@@ -59,7 +60,6 @@ fn tools_says_how_a_pack_is_confined_and_what_it_may_do() {
 
 #[test]
 fn namespaces_can_be_turned_off_and_the_status_says_so() {
-    bubblewrap();
     let env = Env::new();
     crate::support::write(
         &env.user_config_dir().join("config.toml"),
@@ -74,62 +74,68 @@ fn namespaces_can_be_turned_off_and_the_status_says_so() {
     );
 }
 
-/// A `bwrap` on `PATH` that fails as bubblewrap does where it may not
-/// create namespaces.
-fn broken_bubblewrap(env: &Env) -> String {
-    let dir = env.home.path().join("broken-bin");
-    let script = crate::support::write(
-        &dir.join("bwrap"),
-        "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
+/// `command` run where no user namespace can be created: in a user
+/// namespace of its own (util-linux's `unshare`) whose limit of user
+/// namespaces inside is 0, as `user.max_user_namespaces = 0` makes it for
+/// a whole machine.
+fn without_user_namespaces(command: &Command) -> Command {
+    let mut wrapped = with_program(
+        command,
+        Path::new("unshare"),
+        &[
+            "--user".as_ref(),
+            "--map-root-user".as_ref(),
+            "sh".as_ref(),
+            "-c".as_ref(),
+            "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"".as_ref(),
+            "sh".as_ref(),
+            XCSH.as_ref(),
+        ],
     );
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap())
+    wrapped.env("PATH", path_without_bwrap());
+    wrapped
 }
 
+const CANNOT: &str = "the namespace sandbox cannot be set up here (xcsh namespaces: cannot create the namespaces: ENOSPC: No space left on device)";
+
 #[test]
-fn a_bubblewrap_that_cannot_set_up_namespaces_leaves_landlock_and_says_why() {
+fn where_user_namespaces_are_unavailable_landlock_is_left_and_the_status_says_why() {
     let env = Env::new();
-    let path = broken_bubblewrap(&env);
-    let mut command = env.command(&["tools", "--isolate", "--plugin", arg(&hostile())]);
-    command.env("PATH", &path);
-    let output = env.run_command(command, "");
+    let command = env.command(&["tools", "--isolate", "--plugin", arg(&hostile())]);
+    let output = env.run_command(without_user_namespaces(&command), "");
     assert!(
-        output.stdout.contains(
-            ", isolated, sandboxed (Landlock only: bubblewrap cannot create namespaces here (bwrap: setting up uid map: Permission denied); Landlock ABI 7, seccomp), "
-        ),
+        output.stdout.contains(&format!(
+            ", isolated, sandboxed (Landlock only: {CANNOT}; Landlock ABI 7, seccomp), "
+        )),
         "{output:?}"
     );
     crate::support::write(
         &env.user_config_dir().join("config.toml"),
         "[isolation]\nrequire_sandbox = \"full\"\n",
     );
-    let mut command = env.command(&["tools", "--isolate", "--plugin", arg(&hostile())]);
-    command.env("PATH", &path);
-    let output = env.run_command(command, "");
+    let output = env.run_command(without_user_namespaces(&command), "");
     assert!(
-        output.stdout.contains(
-            "refusing to run it without namespaces (bubblewrap cannot create namespaces here (bwrap: setting up uid map: Permission denied)): the config sets require_sandbox = \"full\""
-        ),
+        output.stdout.contains(&format!(
+            "refusing to run it without namespaces ({CANNOT}): the config sets require_sandbox = \"full\""
+        )),
         "{output:?}"
     );
 }
 
 #[test]
 fn require_sandbox_full_refuses_a_pack_without_namespaces() {
-    bubblewrap();
     let env = Env::new();
     crate::support::write(
         &env.user_config_dir().join("config.toml"),
         "[isolation]\nrequire_sandbox = \"full\"\n",
     );
     let (line, _) = tools_line(&env, false);
-    assert!(line.contains("sandboxed (bubblewrap, "), "{line}");
+    assert!(line.contains("sandboxed (namespaces, "), "{line}");
     let (line, out) = tools_line(&env, true);
     assert!(line.is_empty(), "{out}");
     assert!(
         out.contains(&format!(
-            "Failed to load tool pack {}: refusing to run it without namespaces (bubblewrap is not installed): the config sets require_sandbox = \"full\"",
+            "Failed to load tool pack {}: refusing to run it without namespaces (the config sets namespaces = false): the config sets require_sandbox = \"full\"",
             canonical(&hostile()).display()
         )),
         "{out}"
@@ -138,7 +144,6 @@ fn require_sandbox_full_refuses_a_pack_without_namespaces() {
 
 #[test]
 fn an_isolated_pack_gets_only_the_basic_environment_and_what_is_granted() {
-    bubblewrap();
     let env = Env::new();
     env.grant_env(&canonical(&hostile()), &["WEATHER_API_KEY"]);
     let mut command = isolated(&env);
