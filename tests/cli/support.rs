@@ -22,8 +22,27 @@ pub fn path_without_bwrap() -> std::ffi::OsString {
     static PATH: std::sync::OnceLock<std::ffi::OsString> = std::sync::OnceLock::new();
     PATH.get_or_init(|| {
         let path = std::env::var_os("PATH").unwrap_or_default();
-        let shadows = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("xcsh-no-bwrap-{}", std::process::id()));
+        // The shadow directories must be visible inside the sandbox, whose
+        // /tmp, /run and temporary directory are private and empty: a target
+        // directory under /tmp (a clone there) would hide them and every
+        // command a pack runs from PATH.
+        let private = [
+            PathBuf::from("/tmp"),
+            PathBuf::from("/run"),
+            fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| "/tmp".into()),
+        ];
+        let visible = |dir: &Path| {
+            let dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            !private.iter().any(|p| dir.starts_with(p))
+        };
+        let base = [
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+            PathBuf::from("/var/tmp"),
+        ]
+        .into_iter()
+        .find(|dir| visible(dir))
+        .expect("no directory outside /tmp, /run and TMPDIR for the PATH without bwrap");
+        let shadows = base.join(format!("xcsh-no-bwrap-{}", std::process::id()));
         let kept: Vec<PathBuf> = std::env::split_paths(&path)
             .enumerate()
             .map(|(n, dir)| {
