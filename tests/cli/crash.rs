@@ -148,13 +148,15 @@ fn a_crash_report_names_its_cause_whatever_rust_backtrace_says() {
     for backtrace in ["1", "full"] {
         let env = Env::new();
         let pack = pack_path("fixture-crashy");
+        let run = |script: &std::path::Path| {
+            env.command(&["run", "--plugin", arg(&pack), arg(script)])
+                .env("RUST_BACKTRACE", backtrace)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap()
+        };
         let script = env.write("calls.jsonl", "{\"tool\": \"crashy_abort\"}\n");
-        let output = env
-            .command(&["run", "--plugin", arg(&pack), arg(&script)])
-            .env("RUST_BACKTRACE", backtrace)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let output = run(&script);
         assert_eq!(output.status.signal(), Some(SIGABRT));
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert_eq!(
@@ -174,12 +176,7 @@ fn a_crash_report_names_its_cause_whatever_rust_backtrace_says() {
             "calls.jsonl",
             "{\"tool\": \"crashy_alloc\"}\n{\"tool\": \"crashy_ok\"}\n",
         );
-        let output = env
-            .command(&["run", "--plugin", arg(&pack), arg(&script)])
-            .env("RUST_BACKTRACE", backtrace)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let output = run(&script);
         assert_eq!(output.status.code(), Some(0), "{output:?}");
         let stdout = String::from_utf8(output.stdout).unwrap();
         let expected = "Tool crashy_alloc crashed: the process of pack fixture-crashy was killed by signal SIGABRT; the pack restarts on the next call\nIts last lines on stderr:\n  memory allocation of 67108864 bytes failed";
