@@ -19,6 +19,9 @@
 //!   see [`placeholders`](super::placeholders)), xcsh's own directories,
 //!   its binary and every pack library and directory, bound read-only,
 //!   each in directories that cannot be renamed;
+//! - xcsh's private directory (the journal's key, the MCP token: the
+//!   `hidden` of [`Protected`](super::Protected)) under an empty one,
+//!   mounted last so that no bind uncovers it;
 //! - its own PID namespace, held by a process that dies with the agent:
 //!   when the agent ends, or kills the process (time-out, restart, session
 //!   end), every process the pack started dies with it.

@@ -151,7 +151,18 @@ fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
     created = created
         .add_rules(path_beneath_rules(readable(&request.hidden), read))
         .map_err(fail)?;
-    if !request.in_namespaces {
+    if request.in_namespaces {
+        // What it may write it may read, whatever it made there since it
+        // started: a hidden directory in it is already an empty mount.
+        let written: Vec<std::path::PathBuf> = if request.write_anywhere {
+            vec!["/".into()]
+        } else {
+            request.writable.clone()
+        };
+        created = created
+            .add_rules(path_beneath_rules(written, read))
+            .map_err(fail)?;
+    } else {
         // `/proc` listed (its numbered entries' files stay unreadable).
         created = created
             .add_rules(path_beneath_rules(["/proc"], AccessFs::ReadDir))

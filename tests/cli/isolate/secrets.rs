@@ -262,6 +262,7 @@ fn a_data_directory_in_the_working_directory_keeps_its_secrets_from_the_pack() {
         let key = private.join("journal.key");
         write_private(&key, KEY);
         let stolen = work.join("stolen");
+        let beside = work.join("new.txt");
         let answers = attack(
             &env,
             with_data(run_command(&env), &data),
@@ -277,6 +278,12 @@ fn a_data_directory_in_the_working_directory_keeps_its_secrets_from_the_pack() {
                     json!({"from": arg(&private), "to": arg(&stolen)}),
                 ),
                 call("move_path", json!({"from": arg(&data), "to": arg(&stolen)})),
+                // A new file beside the data directory, read back.
+                call(
+                    "plant_script",
+                    json!({"paths": [arg(&beside)], "script": "mine\n"}),
+                ),
+                call("read_path", json!({"text": arg(&beside)})),
             ],
         );
         let expected = match mode {
@@ -290,6 +297,8 @@ fn a_data_directory_in_the_working_directory_keeps_its_secrets_from_the_pack() {
                     private.display()
                 ),
                 format!("{}: Device or resource busy (os error 16)", data.display()),
+                "planted".to_owned(),
+                "read: mine\n".to_owned(),
             ],
             Mode::Fallback => [
                 format!("{}: Permission denied (os error 13)", key.display()),
@@ -297,6 +306,13 @@ fn a_data_directory_in_the_working_directory_keeps_its_secrets_from_the_pack() {
                 format!("{}: Permission denied (os error 13)", key.display()),
                 format!("{}: Permission denied (os error 13)", private.display()),
                 format!("{}: Permission denied (os error 13)", data.display()),
+                // Without namespaces nothing is made beside it (see
+                // docs/isolation.md, Secrets).
+                format!("{}: Permission denied (os error 13)", beside.display()),
+                format!(
+                    "{}: No such file or directory (os error 2)",
+                    beside.display()
+                ),
             ],
         };
         assert_eq!(answers, expected, "{mode:?}");
