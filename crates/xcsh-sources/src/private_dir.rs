@@ -58,14 +58,18 @@ pub fn prepare(data: &Path) -> Result<PathBuf, String> {
         }
         // The same file system (a directory inside `data`): the secret is
         // at one path or the other, never lost or copied.
-        std::fs::rename(&old, &new).map_err(|error| {
-            format!(
-                "cannot move {} into the private directory {}: {error}",
-                old.display(),
-                dir.display()
-            )
-        })?;
-        tracing::info!("moved {} to {}", old.display(), new.display());
+        match std::fs::rename(&old, &new) {
+            Ok(()) => tracing::info!("moved {} to {}", old.display(), new.display()),
+            // Another xcsh starting at once moved it first.
+            Err(_) if std::fs::symlink_metadata(&new).is_ok() => {}
+            Err(error) => {
+                return Err(format!(
+                    "cannot move {} into the private directory {}: {error}",
+                    old.display(),
+                    dir.display()
+                ));
+            }
+        }
     }
     Ok(dir)
 }
