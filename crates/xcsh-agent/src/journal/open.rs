@@ -43,7 +43,7 @@ pub fn for_append(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let file = options.open(path).map_err(explain_link)?;
-    check(&file)?;
+    checked(&file)?;
     Ok(file)
 }
 
@@ -57,7 +57,7 @@ pub fn for_reading(path: &Path) -> io::Result<File> {
     options.read(true);
     no_follow(&mut options);
     let file = options.open(path).map_err(explain_link)?;
-    check(&file)?;
+    checked(&file)?;
     Ok(file)
 }
 
@@ -92,8 +92,13 @@ fn refused(why: String) -> io::Error {
     )
 }
 
-/// The open journal must be a regular file of this user's with one link.
-fn check(file: &File) -> io::Result<()> {
+/// The open journal must be a regular file of this user's with one link:
+/// its metadata when it is.
+///
+/// # Errors
+///
+/// It is not (an error naming what it is), or `fstat` failed.
+pub fn checked(file: &File) -> io::Result<std::fs::Metadata> {
     let metadata = file.metadata()?;
     if !metadata.is_file() {
         return Err(refused(
@@ -117,7 +122,7 @@ fn check(file: &File) -> io::Result<()> {
         }
     }
     // Reads that follow must not block: it is a regular file.
-    Ok(())
+    Ok(metadata)
 }
 
 /// One line of at most [`MAX_ENTRY_BYTES`] (without its line break);

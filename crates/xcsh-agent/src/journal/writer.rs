@@ -5,6 +5,11 @@
 //! returns, so before its result is; decisions (a resolve or a person's
 //! answer) are flushed to disk in groups by a flusher thread within
 //! [`SYNC_EVERY`], and at the session's end.
+//!
+//! The journal and its anchor stay open for the session: an entry costs
+//! the lock, an `fstat`, a `stat` of the path (a journal moved or
+//! replaced meanwhile is opened again, and checked again), the write and
+//! the anchor's record, rewritten in place.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -18,6 +23,7 @@ use chrono::{SecondsFormat, Utc};
 use serde_json::{Map, Value};
 use xcsh_core::{Journal, JournalEntry, JournalEvent};
 
+use super::anchor::Anchor;
 use super::chain::{self, Key, Link};
 use super::open;
 
@@ -31,10 +37,9 @@ pub struct FileJournal {
     session: String,
     packs: PackOf,
     key: Key,
-    /// One line at a time, so concurrent entries never interleave; the
-    /// file's length and last link after this session's last entry, so
-    /// the tail is read again only when another writer appended.
-    writing: Mutex<Option<(u64, Link)>>,
+    /// One line at a time, so concurrent entries never interleave: the
+    /// open journal and anchor.
+    writing: Mutex<Writing>,
     warned: AtomicBool,
     /// Said once, as a warning, before the first entry is written: where
     /// the journal went when it is not where the config puts it.
@@ -48,6 +53,42 @@ pub struct FileJournal {
     /// The decisions written but not yet flushed to disk, and whether a
     /// flush is on its way (group commit, see [`SYNC_EVERY`]).
     flush: Arc<Mutex<Flush>>,
+}
+
+/// The open journal and anchor of a session.
+#[derive(Debug, Default)]
+struct Writing {
+    /// The journal file, open since the first entry (opened again when
+    /// the path no longer leads to it).
+    file: Option<File>,
+    /// The file's length and last link after this session's last entry,
+    /// so the tail is read again only when another writer appended.
+    last: Option<(u64, Link)>,
+    /// The journal's anchor, open since the first entry.
+    anchor: Option<Anchor>,
+}
+
+impl Writing {
+    /// The open journal, when `path` still leads to it.
+    fn file_at(&self, path: &Path) -> Option<&File> {
+        let file = self.file.as_ref()?;
+        same_file(file, path).then_some(file)
+    }
+}
+
+/// `file` is the file at `path` (not followed), or it cannot be told.
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (file.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(open), Ok(there)) => open.dev() == there.dev() && open.ino() == there.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &File, _path: &Path) -> bool {
+    false
 }
 
 /// What waits for the next flush.
@@ -82,7 +123,7 @@ impl FileJournal {
             session,
             packs,
             key,
-            writing: Mutex::new(None),
+            writing: Mutex::default(),
             warned: AtomicBool::new(false),
             notice: None,
             noticed: AtomicBool::new(false),
@@ -92,18 +133,19 @@ impl FileJournal {
         }
     }
 
-    /// Has `file` flushed to disk within [`SYNC_EVERY`], with every
-    /// decision written until then, by a flusher thread.
-    fn sync(&self, file: &File) -> std::io::Result<()> {
+    /// Has `file` (and `anchor`) flushed to disk within [`SYNC_EVERY`],
+    /// with every decision written until then, by a flusher thread.
+    fn sync(&self, file: &File, anchor: Option<&Anchor>) -> std::io::Result<()> {
         let mut flush = self.flush.lock().unwrap_or_else(|p| p.into_inner());
         flush.pending = true;
         if flush.running {
             return Ok(());
         }
         let shared = Arc::clone(&self.flush);
-        // Flushed through a descriptor of its own: one kept from this
-        // append would hold the file's lock for the next one.
-        let path = self.path.clone();
+        // Descriptors of its own, sharing the open files (a lock is only
+        // ever held during an append, never by these).
+        let journal = file.try_clone()?;
+        let anchor_file = anchor.map(|a| a.file().try_clone()).transpose()?;
         let started = std::thread::Builder::new()
             .name("journal-flush".into())
             .spawn(move || {
@@ -113,9 +155,7 @@ impl FileJournal {
                     flush.running = false;
                     std::mem::take(&mut flush.pending)
                 };
-                if pending
-                    && let Err(error) = open::for_reading(&path).and_then(|file| file.sync_data())
-                {
+                if pending && let Err(error) = flush_both(&journal, anchor_file.as_ref()) {
                     tracing::warn!("cannot flush the journal to disk: {error}");
                 }
             });
@@ -124,7 +164,7 @@ impl FileJournal {
             // No thread: flush now.
             Err(_) => {
                 flush.pending = false;
-                file.sync_data()?;
+                flush_both(file, anchor.map(Anchor::file))?;
             }
         }
         Ok(())
@@ -181,30 +221,55 @@ impl FileJournal {
     /// Seals `fields` after the file's last entry and appends it, under
     /// the file's lock; flushes it to disk when `durable`.
     fn append(&self, fields: &str, durable: bool) -> std::io::Result<()> {
-        let mut last = self.writing.lock().unwrap_or_else(|p| p.into_inner());
-        let file = open::for_append(&self.path)?;
+        let mut writing = self.writing.lock().unwrap_or_else(|p| p.into_inner());
+        if writing.file_at(&self.path).is_none() {
+            writing.file = Some(open::for_append(&self.path)?);
+        }
+        if writing.anchor.is_none()
+            && let Some(path) = self
+                .anchor
+                .get_or_init(|| {
+                    let anchors = self.anchors.as_deref()?;
+                    super::anchor::path_for(anchors, &self.path)
+                })
+                .as_deref()
+        {
+            writing.anchor = Some(Anchor::open(path)?);
+        }
+        let Writing { file, last, anchor } = &mut *writing;
+        let file = file.as_ref().expect("opened above");
         file.lock()?;
-        let length = file.metadata()?.len();
+        let written = self.append_locked(file, last, anchor.as_mut(), fields);
+        let unlocked = file.unlock();
+        written?;
+        unlocked?;
+        if durable {
+            self.sync(file, anchor.as_ref())?;
+        }
+        Ok(())
+    }
+
+    /// [`append`](Self::append) once `file` is locked: `last` is where
+    /// this session left it.
+    fn append_locked(
+        &self,
+        file: &File,
+        last: &mut Option<(u64, Link)>,
+        anchor: Option<&mut Anchor>,
+        fields: &str,
+    ) -> std::io::Result<()> {
+        // Checked again at every entry: a hard link made since is refused.
+        let length = open::checked(file)?.len();
         let previous = match &*last {
             Some((known, link)) if *known == length => Some(link.clone()),
-            _ => last_link(&file, length)?,
+            _ => last_link(file, length)?,
         };
         let (line, link) = chain::seal(&self.key, previous.as_ref(), fields);
         let mut bytes = line.into_bytes();
         bytes.push(b'\n');
-        (&file).write_all(&bytes)?;
-        if durable {
-            self.sync(&file)?;
-        }
-        if let Some(anchor) = self
-            .anchor
-            .get_or_init(|| {
-                let anchors = self.anchors.as_deref()?;
-                super::anchor::path_for(anchors, &self.path)
-            })
-            .as_deref()
-        {
-            super::anchor::write(anchor, &link)?;
+        (&*file).write_all(&bytes)?;
+        if let Some(anchor) = anchor {
+            anchor.record(&link)?;
         }
         *last = Some((length + bytes.len() as u64, link));
         Ok(())
@@ -220,10 +285,17 @@ impl Drop for FileJournal {
     fn drop(&mut self) {
         let pending =
             std::mem::take(&mut self.flush.lock().unwrap_or_else(|p| p.into_inner()).pending);
-        if pending && let Ok(file) = open::for_reading(&self.path) {
-            let _ = file.sync_data();
+        let writing = self.writing.get_mut().unwrap_or_else(|p| p.into_inner());
+        if pending && let Some(file) = &writing.file {
+            let _ = flush_both(file, writing.anchor.as_ref().map(Anchor::file));
         }
     }
+}
+
+/// Flushes the journal, then its anchor, to disk.
+fn flush_both(journal: &File, anchor: Option<&File>) -> std::io::Result<()> {
+    journal.sync_data()?;
+    anchor.map_or(Ok(()), File::sync_data)
 }
 
 impl Journal for FileJournal {
@@ -281,4 +353,98 @@ fn read_exact_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result
     let mut file = file;
     file.seek(std::io::SeekFrom::Start(offset))?;
     file.read_exact(buffer)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::journal::verify::{Verdict, verify};
+
+    fn entry(event: JournalEvent) -> JournalEntry {
+        JournalEntry {
+            event,
+            tool: "t".into(),
+            label: "Write kept.txt".into(),
+            source_tool_name: "t".into(),
+            policy: xcsh_core::Policy::Model,
+            action: None,
+            reason: None,
+            decided_by: None,
+            outcome: "pushed".into(),
+            error: None,
+            preview: None,
+            details: None,
+            snapshot: None,
+        }
+    }
+
+    fn journal(dir: &Path) -> FileJournal {
+        FileJournal::new(dir.join("journal.jsonl"), PackOf::new(), Key::none())
+            .with_anchors(Some(dir.join("anchors")))
+    }
+
+    fn anchored(journal: &FileJournal) -> Option<Link> {
+        let anchor = super::super::anchor::path_for(&journal.anchors.clone()?, journal.path())?;
+        super::super::anchor::read(&anchor).unwrap()
+    }
+
+    #[test]
+    fn two_sessions_appending_in_turn_keep_one_chain_and_the_anchor_follows() {
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (journal(dir.path()), journal(dir.path()));
+        for n in 0..3 {
+            let line = one.line(&entry(JournalEvent::Push));
+            one.append(&line, false).unwrap();
+            let line = two.line(&entry(JournalEvent::Resolve));
+            two.append(&line, n == 2).unwrap();
+        }
+        let anchor = anchored(&two).unwrap();
+        assert_eq!(anchor.seq, 6);
+        assert_eq!(
+            verify(one.path(), &Key::none(), Some(&anchor)).unwrap(),
+            Verdict::Intact(6)
+        );
+        let record = std::fs::read_to_string(
+            super::super::anchor::path_for(&dir.path().join("anchors"), one.path()).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record.len() as u64, super::super::anchor::RECORD_BYTES);
+        assert!(record.starts_with("00000000000000000006 "), "{record}");
+    }
+
+    #[test]
+    fn a_journal_moved_aside_mid_session_gets_the_next_entry_in_a_new_file_at_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = journal(dir.path());
+        let line = journal.line(&entry(JournalEvent::Push));
+        journal.append(&line, false).unwrap();
+        std::fs::rename(journal.path(), dir.path().join("journal.jsonl.1")).unwrap();
+        let line = journal.line(&entry(JournalEvent::Resolve));
+        journal.append(&line, true).unwrap();
+        let text = std::fs::read_to_string(journal.path()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.contains(r#""event":"resolve""#), "{text}");
+        assert_eq!(
+            verify(journal.path(), &Key::none(), None).unwrap(),
+            Verdict::Intact(1)
+        );
+        let rotated = std::fs::read_to_string(dir.path().join("journal.jsonl.1")).unwrap();
+        assert_eq!(rotated.lines().count(), 1, "{rotated}");
+    }
+
+    #[test]
+    fn a_hard_link_made_mid_session_stops_the_next_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = journal(dir.path());
+        let line = journal.line(&entry(JournalEvent::Push));
+        journal.append(&line, false).unwrap();
+        std::fs::hard_link(journal.path(), dir.path().join("elsewhere")).unwrap();
+        let before = std::fs::read(journal.path()).unwrap();
+        let line = journal.line(&entry(JournalEvent::Resolve));
+        assert_eq!(
+            journal.append(&line, false).unwrap_err().to_string(),
+            "refusing the journal: it has other names (a hard link to another file)"
+        );
+        assert_eq!(std::fs::read(journal.path()).unwrap(), before);
+    }
 }
