@@ -31,14 +31,14 @@ use crate::support::{Env, Output, arg, batch_rename, json_lines, preview_line, r
 
 /// How the sandbox runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
+pub(super) enum Mode {
     /// In namespaces of its own: the default.
     Namespaces,
     /// Without them: `[isolation] namespaces = false`.
     Fallback,
 }
 
-const MODES: [Mode; 2] = [Mode::Namespaces, Mode::Fallback];
+pub(super) const MODES: [Mode; 2] = [Mode::Namespaces, Mode::Fallback];
 
 /// What the seccomp filter answers.
 const REFUSED: &str = "Operation not permitted (os error 1)";
@@ -50,7 +50,7 @@ impl Mode {
     /// Writes the user's config: the hostile pack isolated with `grants`
     /// (TOML lines of its entry), every other pack in process, and for
     /// the fallback, no namespaces.
-    fn configure(self, env: &Env, grants: &str) {
+    pub(super) fn configure(self, env: &Env, grants: &str) {
         let namespaces = match self {
             Self::Namespaces => "",
             Self::Fallback => "[isolation]\nnamespaces = false\n",
@@ -67,7 +67,7 @@ impl Mode {
 
 /// `xcsh run` over batch-rename (in process) and the hostile pack
 /// (isolated by the config).
-fn run_command(env: &Env) -> Command {
+pub(super) fn run_command(env: &Env) -> Command {
     env.command(&[
         "run",
         "--plugin",
@@ -82,7 +82,7 @@ fn run_command(env: &Env) -> Command {
 /// hostile pack's own push, `attacks`, a call showing the pack still
 /// answers with both actions pending, then both applied. Checks all of
 /// that and answers what each attack got.
-fn attack(env: &Env, command: Command, attacks: Vec<String>) -> Vec<String> {
+pub(super) fn attack(env: &Env, command: Command, attacks: Vec<String>) -> Vec<String> {
     env.write("a.txt", "a");
     let count = attacks.len();
     let mut script = vec![

@@ -19,6 +19,7 @@ mod reach_as_user;
 mod records;
 mod sandbox;
 mod seccomp;
+mod secrets;
 mod start_records;
 mod status;
 
