@@ -5,15 +5,15 @@
 //! unavailable (xcsh run where none can be created, see
 //! `no_user_namespaces`: the first pack's start fails in xcsh's namespace
 //! engine, the agent says so on standard error and starts it again in
-//! Landlock alone; the test checks it did). The pack signals its
-//! parent, reads `/proc` for the agent's secret, hangs up the terminal it
-//! would share with the REPL, changes the metadata of a file outside its
-//! sandbox, uses descriptors the agent inherited, and plants hooks in a
-//! nested repository. Each time the agent answers every call, an
-//! in-process pack's pending rename and the hostile pack's own pending
-//! action still apply, and nothing outside changed, with the same answers
-//! in both ways to the fallback; the nested repository's hooks are kept
-//! with namespaces only (docs/isolation.md's table says so).
+//! Landlock alone; the test checks it did). The pack signals its parent,
+//! lowers its resource limits, reads `/proc` for the agent's secret, hangs
+//! up the terminal it would share with the REPL, changes the metadata of a
+//! file outside its sandbox, uses descriptors the agent inherited, and
+//! plants hooks in a nested repository. Each time the agent answers every
+//! call, an in-process pack's pending rename and the hostile pack's own
+//! pending action still apply, and nothing outside changed, with the same
+//! answers in both ways to the fallback; the nested repository's hooks are
+//! kept with namespaces only (docs/isolation.md's table says so).
 
 use std::io::ErrorKind;
 use std::net::{TcpListener, TcpStream};
@@ -168,6 +168,27 @@ fn signalling_its_parent_never_reaches_the_agent() {
             let refused = format!("SIG{signal} to its parent: {REFUSED}");
             // In namespaces its parent is its sandbox's first process, or
             // it has none there.
+            assert!(
+                *answer == refused
+                    || (mode == Mode::Namespaces && answer == "no parent in its sandbox"),
+                "{mode:?}: {answer}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lowering_its_parent_s_limits_never_reaches_the_agent() {
+    for mode in MODES {
+        let env = Env::new();
+        mode.configure(&env, "");
+        let resources = ["AS", "NOFILE", "CPU"];
+        let attacks = resources
+            .map(|resource| call("limit_parent", json!({"resource": resource})))
+            .to_vec();
+        let answers = attack(&env, mode, run_command(&env, mode), attacks);
+        for (answer, resource) in answers.iter().zip(resources) {
+            let refused = format!("RLIMIT_{resource} of its parent: {REFUSED}");
             assert!(
                 *answer == refused
                     || (mode == Mode::Namespaces && answer == "no parent in its sandbox"),
