@@ -6,8 +6,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
-use super::hostile::with_program;
-use crate::support::path_without_bwrap;
+use crate::support::{path_without_bwrap, with_program};
 
 /// Why packs run without namespaces there: the reason of their status
 /// (`sandboxed (Landlock only: {CANNOT}; …)`).
