@@ -25,7 +25,17 @@ pub fn warning() -> String {
 /// the user running the tests. `unshare` and `sh` replace themselves
 /// with the program (`exec`): it is the same process, with the same
 /// descriptors and controlling terminal.
+///
+/// Only where the tests run as root (as CI runs them): there the
+/// namespace maps root to root, and the owners xcsh checks on a pack's
+/// path read as outside it. An ordinary user's namespace maps that user
+/// alone, `/` reads as owned by the overflow user (65534), and xcsh would
+/// refuse every pack; the test fails saying so instead.
 pub fn without_user_namespaces(command: &Command) -> Command {
+    assert!(
+        rustix::process::geteuid().is_root(),
+        "the tests where user namespaces are unavailable must run as root (as CI runs them): in an ordinary user's namespace `/` is owned by uid 65534 and xcsh refuses every pack under it"
+    );
     let script = "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"";
     let leading: [&OsStr; 6] = [
         "--user".as_ref(),
