@@ -23,7 +23,7 @@ pub fn path_for(anchors: &Path, journal: &Path) -> Option<PathBuf> {
     let dir = std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()?;
     let full = dir.join(journal.file_name()?);
     let digest = Sha256::digest(full.as_os_str().as_encoded_bytes());
-    let name: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let name: String = hex::encode(&digest[..16]);
     Some(anchors.join(name))
 }
 
