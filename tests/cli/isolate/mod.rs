@@ -12,6 +12,7 @@ mod file_state;
 mod handover;
 mod hostile;
 mod namespaces;
+mod no_user_namespaces;
 mod overrun;
 mod parity;
 mod reach;

@@ -66,7 +66,8 @@ fn no_pack_reads_the_journal_key_or_the_mcp_token_and_a_forged_entry_does_not_ve
         write_private(&token, TOKEN);
         let answers = attack(
             &env,
-            with_data(run_command(&env), &data),
+            mode,
+            with_data(run_command(&env, mode), &data),
             vec![
                 call("read_path", json!({"text": arg(&key)})),
                 call("read_path", json!({"text": arg(&token)})),
@@ -76,7 +77,7 @@ fn no_pack_reads_the_journal_key_or_the_mcp_token_and_a_forged_entry_does_not_ve
         let (unread, listed) = match mode {
             // An empty directory over the private one.
             Mode::Namespaces => ("No such file or directory (os error 2)", "listed: []"),
-            Mode::Fallback => ("Permission denied (os error 13)", ""),
+            Mode::Fallback | Mode::Unavailable => ("Permission denied (os error 13)", ""),
         };
         let listed = if listed.is_empty() {
             format!("{}: {unread}", private.display())
@@ -265,7 +266,8 @@ fn a_data_directory_in_the_working_directory_keeps_its_secrets_from_the_pack() {
         let beside = work.join("new.txt");
         let answers = attack(
             &env,
-            with_data(run_command(&env), &data),
+            mode,
+            with_data(run_command(&env, mode), &data),
             vec![
                 call("read_path", json!({"text": arg(&key)})),
                 call("overwrite_in_place", json!({"text": arg(&key)})),
@@ -300,7 +302,7 @@ fn a_data_directory_in_the_working_directory_keeps_its_secrets_from_the_pack() {
                 "planted".to_owned(),
                 "read: mine\n".to_owned(),
             ],
-            Mode::Fallback => [
+            Mode::Fallback | Mode::Unavailable => [
                 format!("{}: Permission denied (os error 13)", key.display()),
                 format!("{}: Permission denied (os error 13)", key.display()),
                 format!("{}: Permission denied (os error 13)", key.display()),
