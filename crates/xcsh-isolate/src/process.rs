@@ -124,6 +124,9 @@ pub struct PackProcess {
     namespaces: bool,
     /// The directories made for its sandbox, removed once it has ended.
     placeholders: Placeholders,
+    /// Counts it among the agent's running pack processes until
+    /// [`end`](Self::end) has cleaned up after it (or it is dropped).
+    running: Mutex<Option<Running>>,
 }
 
 impl std::fmt::Debug for PackProcess {
@@ -269,15 +272,12 @@ impl PackProcess {
             shut_down: AtomicBool::new(false),
             namespaces,
             placeholders,
+            running: Mutex::new(Some(Running::start())),
         });
         let watching = Arc::clone(&process);
-        let running = Running::start();
         if let Err(error) = std::thread::Builder::new()
             .name(format!("xcsh-pack-{}", opened.name))
-            .spawn(move || {
-                watching.watch();
-                drop(running);
-            })
+            .spawn(move || watching.watch())
         {
             let error = StartError::Thread(error);
             process.stop(error_line(&error));
@@ -701,6 +701,9 @@ impl PackProcess {
         for waiter in waiting.into_values() {
             let _ = waiter.send(Event::Ended(ending.clone()));
         }
+        // Counted as running until here, whichever thread ended it: the
+        // agent's last wait then sees the placeholders removed.
+        lock(&self.running).take();
     }
 }
 
