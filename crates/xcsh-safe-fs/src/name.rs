@@ -74,7 +74,10 @@ mod tests {
         assert_eq!(given(root.path(), r"\xff.txt"), raw(b"\xff.txt"));
         assert_eq!(given(root.path(), "plain.txt"), raw(b"plain.txt"));
         assert_eq!(
-            given(root.path(), root.path().join("x").with_file_name(r"\xff.txt")),
+            given(
+                root.path(),
+                root.path().join("x").with_file_name(r"\xff.txt")
+            ),
             root.path().join(raw(b"\xff.txt"))
         );
     }
