@@ -380,3 +380,35 @@ fn trust_trusts_a_directory_named_with_bytes_and_shows_it_escaped() {
     let output = env.run(&["trust", "--list"], "");
     assert_eq!(output.stdout, format!("{shown}: its config, 0 packs\n"));
 }
+
+fn c_pack(extra: &[&str]) {
+    let env = bytes_env();
+    fs::write(env.work().join("a.txt"), "a").unwrap();
+    let pack = crate::support::c_pack_path("batch_rename_c");
+    let script = [
+        json!({"tool": "batch_rename_preview",
+               "arguments": {"files": ["a.txt"], "rule": {"kind": "suffix", "suffix": "-old"}}}),
+        json!({"tool": "resolve", "arguments": {"action": "apply", "reason": "ok"}}),
+    ]
+    .map(|line| line.to_string() + "\n")
+    .concat();
+    let output = env.run(&session_args("run", arg(&pack), extra), &script);
+    assert_eq!(output.code, Some(0), "{output:?}");
+    assert_eq!(output.stderr, "");
+    let lines = json_lines(&output.stdout);
+    assert_eq!(
+        lines[1]["result"]["content"][0]["text"],
+        "Renamed 1 file:\n  a.txt → a-old.txt"
+    );
+    assert_eq!(fs::read(env.work().join("a-old.txt")).unwrap(), b"a");
+}
+
+#[test]
+fn a_c_pack_gets_the_working_directory_byte_for_byte() {
+    c_pack(&[]);
+}
+
+#[test]
+fn a_c_pack_gets_the_working_directory_byte_for_byte_isolated() {
+    c_pack(&["--isolate"]);
+}
