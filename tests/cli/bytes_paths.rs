@@ -1,8 +1,9 @@
 //! Paths are bytes end to end: in a working directory whose name holds the
 //! byte 0xE9, files named with the byte 0xFF are found by `ast_edit` and by
 //! the batch-rename pack (in process and isolated) through every front end
-//! (`run`, `run --pretty`, `repl`, `mcp`, `agent`), are changed on disk
-//! byte for byte, and are printed as `\xff`; `xcsh trust` trusts such a
+//! (`run`, `run --pretty`, `repl`, `mcp` over stdio and HTTP, `agent`), are
+//! changed on disk byte for byte, and are printed as `\xff`; a C pack gets
+//! the working directory byte for byte; `xcsh trust` trusts such a
 //! directory and shows it as `caf\xe9`.
 
 #![cfg(unix)]
@@ -273,6 +274,63 @@ fn an_mcp_client_finds_and_changes_the_files() {
 #[test]
 fn an_mcp_client_finds_and_changes_the_files_with_the_pack_isolated() {
     mcp(&["--isolate"]);
+}
+
+fn mcp_http(extra: &[&str]) {
+    let env = bytes_env();
+    let pack = batch_rename();
+    let mut args = vec!["--http", "127.0.0.1:0", "--no-token"];
+    args.extend_from_slice(extra);
+    let command = env.command(&session_args("mcp", arg(&pack), &args));
+    let crate::mcp_http_server::Started {
+        mut server,
+        url,
+        mut stderr,
+        ..
+    } = crate::mcp_http_server::start(command);
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let answer = crate::raw_http::post(&url, &[], &initialize.to_string());
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let session = answer.header("mcp-session-id").unwrap().to_owned();
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    crate::raw_http::post(&url, &headers, &initialized.to_string());
+    let mut texts = Vec::new();
+    for (id, (tool, arguments)) in (2..).zip(calls()) {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}});
+        let answer = crate::raw_http::post(&url, &headers, &call.to_string());
+        let result = answer
+            .messages()
+            .into_iter()
+            .find(|message| message["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {answer:?}"));
+        assert_eq!(result["result"]["isError"], false, "{result}");
+        texts.push(result["result"]["content"][0]["text"].clone());
+    }
+    assert_eq!(
+        texts,
+        [AST_PREVIEW, AST_APPLIED, RENAME_PREVIEW, RENAME_APPLIED]
+    );
+    let status = crate::mcp_http_server::stop(&mut server);
+    assert!(status.success(), "{status}");
+    assert_changed_on_disk(env.work());
+}
+
+#[test]
+fn an_mcp_client_over_http_finds_and_changes_the_files() {
+    mcp_http(&[]);
+}
+
+#[test]
+fn an_mcp_client_over_http_finds_and_changes_the_files_with_the_pack_isolated() {
+    mcp_http(&["--isolate"]);
 }
 
 /// A Chat Completions answer calling `tool` with `arguments`.
