@@ -11,7 +11,8 @@ impl Session {
     /// Ends the session: discards every pending action, newest first,
     /// through its reject code (nothing is ever applied without `resolve`),
     /// and logs each at warn level:
-    /// `Discarded pending action "{label}": session ended without resolve`.
+    /// `Discarded pending action "{label}": session ended without resolve`;
+    /// then has the journal flush what it holds back ([`Journal::flush`](crate::Journal::flush)).
     /// A reject that fails, panics or runs past the session's time limit is
     /// logged too (`…; its cleanup failed: {message}`) and the others still
     /// run. What a reject returns is dropped: nobody
@@ -43,6 +44,7 @@ impl Session {
             approvals.record(record);
             approvals.forget(entry.id());
         }
+        self.approvals().flush_journal();
         discarded
     }
 }

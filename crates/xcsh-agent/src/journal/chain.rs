@@ -60,7 +60,7 @@ impl Key {
         let mut bytes = Vec::with_capacity(32);
         bytes.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
         bytes.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = hex::encode(&bytes);
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         let mut options = std::fs::OpenOptions::new();
@@ -101,11 +101,7 @@ impl Key {
         mac.update(previous.as_bytes());
         mac.update(b"\n");
         mac.update(unsealed.as_bytes());
-        mac.finalize()
-            .into_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex::encode(mac.finalize().into_bytes())
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod anchor;
 pub mod chain;
+pub mod held;
 pub mod open;
 pub mod place;
 pub mod verify;

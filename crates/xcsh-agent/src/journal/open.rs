@@ -43,7 +43,7 @@ pub fn for_append(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let file = options.open(path).map_err(explain_link)?;
-    check(&file)?;
+    check(&file.metadata()?)?;
     Ok(file)
 }
 
@@ -57,7 +57,7 @@ pub fn for_reading(path: &Path) -> io::Result<File> {
     options.read(true);
     no_follow(&mut options);
     let file = options.open(path).map_err(explain_link)?;
-    check(&file)?;
+    check(&file.metadata()?)?;
     Ok(file)
 }
 
@@ -92,9 +92,13 @@ fn refused(why: String) -> io::Error {
     )
 }
 
-/// The open journal must be a regular file of this user's with one link.
-fn check(file: &File) -> io::Result<()> {
-    let metadata = file.metadata()?;
+/// The open journal, whose `fstat` gave `metadata`, must be a regular
+/// file of this user's with one link.
+///
+/// # Errors
+///
+/// It is not (an error naming what it is).
+pub fn check(metadata: &std::fs::Metadata) -> io::Result<()> {
     if !metadata.is_file() {
         return Err(refused(
             "it is not a regular file (a device, FIFO or socket)".to_owned(),
@@ -103,7 +107,9 @@ fn check(file: &File) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt as _;
-        let me = nix::unistd::geteuid().as_raw();
+        // Asked once: an entry costs no system call for it.
+        static ME: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+        let me = *ME.get_or_init(|| nix::unistd::geteuid().as_raw());
         if metadata.uid() != me {
             return Err(refused(format!(
                 "it is owned by another user (uid {})",

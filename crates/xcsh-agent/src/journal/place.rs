@@ -174,7 +174,7 @@ fn file_name(cwd: &Path) -> String {
         .take(40)
         .collect();
     let digest = Sha256::digest(cwd.as_os_str().as_encoded_bytes());
-    let hash: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let hash: String = hex::encode(&digest[..16]);
     let name = name.trim_start_matches('.');
     if name.is_empty() {
         format!("{hash}.jsonl")

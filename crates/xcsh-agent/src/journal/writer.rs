@@ -2,24 +2,22 @@
 //! JSON line each (see [`chain`](super::chain)), under an exclusive lock
 //! on the file, so sessions sharing a journal never break each other's
 //! chain. Every entry is written to the file before [`Journal::record`]
-//! returns, so before its result is; decisions (a resolve or a person's
-//! answer) are flushed to disk in groups by a flusher thread within
-//! [`SYNC_EVERY`], and at the session's end.
+//! returns, so before its result is; the file is held open and locked in
+//! turns, and decisions (a resolve or a person's answer) are flushed to
+//! disk in groups, within [`SYNC_EVERY`] and at the session's end (see
+//! [`held`](super::held)).
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use serde_json::{Map, Value};
 use xcsh_core::{Journal, JournalEntry, JournalEvent};
 
-use super::chain::{self, Key, Link};
-use super::open;
+use super::chain::Key;
+use super::held::Held;
+pub use super::held::SYNC_EVERY;
 
 /// Each tool's pack name and version (`None` for built-ins).
 pub type PackOf = HashMap<String, Option<(String, String)>>;
@@ -31,10 +29,9 @@ pub struct FileJournal {
     session: String,
     packs: PackOf,
     key: Key,
-    /// One line at a time, so concurrent entries never interleave; the
-    /// file's length and last link after this session's last entry, so
-    /// the tail is read again only when another writer appended.
-    writing: Mutex<Option<(u64, Link)>>,
+    /// The open journal and anchor, one entry at a time (so concurrent
+    /// entries never interleave).
+    held: Held,
     warned: AtomicBool,
     /// Said once, as a warning, before the first entry is written: where
     /// the journal went when it is not where the config puts it.
@@ -45,28 +42,7 @@ pub struct FileJournal {
     anchors: Option<PathBuf>,
     /// This journal's anchor file, once worked out.
     anchor: std::sync::OnceLock<Option<PathBuf>>,
-    /// The decisions written but not yet flushed to disk, and whether a
-    /// flush is on its way (group commit, see [`SYNC_EVERY`]).
-    flush: Arc<Mutex<Flush>>,
 }
-
-/// What waits for the next flush.
-#[derive(Debug, Default)]
-struct Flush {
-    /// A decision was written since the last flush.
-    pending: bool,
-    /// A flusher thread is waiting to flush it.
-    running: bool,
-}
-
-/// Decisions are flushed to disk in groups: the first one written after
-/// a flush starts a timer, and this long after it one `fdatasync` flushes
-/// it and every decision written meanwhile (and the session's end flushes
-/// what is left). Every entry is written to the file (the kernel's cache)
-/// before [`Journal::record`] returns, so a crash of xcsh loses nothing; a
-/// crash of the machine (power loss) may lose the decisions of the last
-/// `SYNC_EVERY` plus the time the flush takes.
-pub const SYNC_EVERY: Duration = Duration::from_millis(100);
 
 impl FileJournal {
     /// A journal appending to `path` (its directory is created on the
@@ -82,52 +58,13 @@ impl FileJournal {
             session,
             packs,
             key,
-            writing: Mutex::new(None),
+            held: Held::default(),
             warned: AtomicBool::new(false),
             notice: None,
             noticed: AtomicBool::new(false),
             anchors: None,
             anchor: std::sync::OnceLock::new(),
-            flush: Arc::default(),
         }
-    }
-
-    /// Has `file` flushed to disk within [`SYNC_EVERY`], with every
-    /// decision written until then, by a flusher thread.
-    fn sync(&self, file: &File) -> std::io::Result<()> {
-        let mut flush = self.flush.lock().unwrap_or_else(|p| p.into_inner());
-        flush.pending = true;
-        if flush.running {
-            return Ok(());
-        }
-        let shared = Arc::clone(&self.flush);
-        // Flushed through a descriptor of its own: one kept from this
-        // append would hold the file's lock for the next one.
-        let path = self.path.clone();
-        let started = std::thread::Builder::new()
-            .name("journal-flush".into())
-            .spawn(move || {
-                std::thread::sleep(SYNC_EVERY);
-                let pending = {
-                    let mut flush = shared.lock().unwrap_or_else(|p| p.into_inner());
-                    flush.running = false;
-                    std::mem::take(&mut flush.pending)
-                };
-                if pending
-                    && let Err(error) = open::for_reading(&path).and_then(|file| file.sync_data())
-                {
-                    tracing::warn!("cannot flush the journal to disk: {error}");
-                }
-            });
-        match started {
-            Ok(_) => flush.running = true,
-            // No thread: flush now.
-            Err(_) => {
-                flush.pending = false;
-                file.sync_data()?;
-            }
-        }
-        Ok(())
     }
 
     /// This journal, anchored in `anchors` (the user's
@@ -181,33 +118,17 @@ impl FileJournal {
     /// Seals `fields` after the file's last entry and appends it, under
     /// the file's lock; flushes it to disk when `durable`.
     fn append(&self, fields: &str, durable: bool) -> std::io::Result<()> {
-        let mut last = self.writing.lock().unwrap_or_else(|p| p.into_inner());
-        let file = open::for_append(&self.path)?;
-        file.lock()?;
-        let length = file.metadata()?.len();
-        let previous = match &*last {
-            Some((known, link)) if *known == length => Some(link.clone()),
-            _ => last_link(&file, length)?,
+        // Worked out once the journal is open: its directory exists then.
+        let anchor = || {
+            self.anchor
+                .get_or_init(|| {
+                    let anchors = self.anchors.as_deref()?;
+                    super::anchor::path_for(anchors, &self.path)
+                })
+                .clone()
         };
-        let (line, link) = chain::seal(&self.key, previous.as_ref(), fields);
-        let mut bytes = line.into_bytes();
-        bytes.push(b'\n');
-        (&file).write_all(&bytes)?;
-        if durable {
-            self.sync(&file)?;
-        }
-        if let Some(anchor) = self
-            .anchor
-            .get_or_init(|| {
-                let anchors = self.anchors.as_deref()?;
-                super::anchor::path_for(anchors, &self.path)
-            })
-            .as_deref()
-        {
-            super::anchor::write(anchor, &link)?;
-        }
-        *last = Some((length + bytes.len() as u64, link));
-        Ok(())
+        self.held
+            .append(&self.path, anchor, &self.key, fields, durable)
     }
 
     /// The journal file.
@@ -218,11 +139,7 @@ impl FileJournal {
 
 impl Drop for FileJournal {
     fn drop(&mut self) {
-        let pending =
-            std::mem::take(&mut self.flush.lock().unwrap_or_else(|p| p.into_inner()).pending);
-        if pending && let Ok(file) = open::for_reading(&self.path) {
-            let _ = file.sync_data();
-        }
+        self.held.end_turn();
     }
 }
 
@@ -246,39 +163,156 @@ impl Journal for FileJournal {
             }
         }
     }
-}
 
-/// The link of the last entry of the open journal `file`, `length` bytes
-/// long: `None` when it is empty, or when its last line is not a sealed
-/// entry (a new chain starts there, and `--verify` reports that line).
-fn last_link(file: &File, length: u64) -> std::io::Result<Option<Link>> {
-    if length == 0 {
-        return Ok(None);
+    fn flush(&self) {
+        self.held.end_turn();
     }
-    let window = length.min(open::MAX_ENTRY_BYTES as u64 + 1);
-    let mut tail = vec![0; usize::try_from(window).unwrap_or(open::MAX_ENTRY_BYTES)];
-    read_exact_at(file, &mut tail, length - window)?;
-    let text = tail.strip_suffix(b"\n").unwrap_or(&tail);
-    let start = match text.iter().rposition(|&b| b == b'\n') {
-        Some(at) => at + 1,
-        None if window == length => 0,
-        None => return Ok(None),
-    };
-    Ok(std::str::from_utf8(&text[start..])
-        .ok()
-        .and_then(chain::unseal)
-        .map(|(_, link)| link))
 }
 
-#[cfg(unix)]
-fn read_exact_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buffer, offset)
-}
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::journal::chain::Link;
+    use crate::journal::open;
+    use crate::journal::verify::{Verdict, verify};
 
-#[cfg(not(unix))]
-fn read_exact_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::io::{Read as _, Seek as _};
-    let mut file = file;
-    file.seek(std::io::SeekFrom::Start(offset))?;
-    file.read_exact(buffer)
+    fn entry(event: JournalEvent) -> JournalEntry {
+        JournalEntry {
+            event,
+            tool: "t".into(),
+            label: "Write kept.txt".into(),
+            source_tool_name: "t".into(),
+            policy: xcsh_core::Policy::Model,
+            action: None,
+            reason: None,
+            decided_by: None,
+            outcome: "pushed".into(),
+            error: None,
+            preview: None,
+            details: None,
+            snapshot: None,
+        }
+    }
+
+    /// A journal in a directory made by its first entry.
+    fn journal(dir: &Path) -> FileJournal {
+        FileJournal::new(
+            dir.join("journals/journal.jsonl"),
+            PackOf::new(),
+            Key::none(),
+        )
+        .with_anchors(Some(dir.join("anchors")))
+    }
+
+    fn anchored(journal: &FileJournal) -> Option<Link> {
+        let anchor = super::super::anchor::path_for(&journal.anchors.clone()?, journal.path())?;
+        super::super::anchor::read(&anchor).unwrap()
+    }
+
+    #[test]
+    fn two_sessions_appending_in_turn_keep_one_chain_and_the_anchor_follows() {
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (journal(dir.path()), journal(dir.path()));
+        for n in 0..3 {
+            let line = one.line(&entry(JournalEvent::Push));
+            one.append(&line, false).unwrap();
+            let line = two.line(&entry(JournalEvent::Resolve));
+            two.append(&line, n == 2).unwrap();
+        }
+        // Each waited for the other's turn to end; the last one ends now.
+        two.held.end_turn();
+        let anchor = anchored(&two).unwrap();
+        assert_eq!(anchor.seq, 6);
+        assert_eq!(
+            verify(one.path(), &Key::none(), Some(&anchor)).unwrap(),
+            Verdict::Intact(6)
+        );
+        let record = std::fs::read_to_string(
+            super::super::anchor::path_for(&dir.path().join("anchors"), one.path()).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record.len() as u64, super::super::anchor::RECORD_BYTES);
+        assert!(record.starts_with("00000000000000000006 "), "{record}");
+    }
+
+    #[test]
+    fn a_journal_removed_or_replaced_mid_session_gets_the_next_entry_at_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = journal(dir.path());
+        let line = journal.line(&entry(JournalEvent::Push));
+        journal.append(&line, false).unwrap();
+        journal.held.end_turn();
+        std::fs::remove_file(journal.path()).unwrap();
+        let line = journal.line(&entry(JournalEvent::Resolve));
+        journal.append(&line, true).unwrap();
+        let text = std::fs::read_to_string(journal.path()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.contains(r#""event":"resolve""#), "{text}");
+        assert_eq!(
+            verify(journal.path(), &Key::none(), None).unwrap(),
+            Verdict::Intact(1)
+        );
+        // Another file renamed over it: the entry goes to that file.
+        let other = dir.path().join("other.jsonl");
+        std::fs::write(&other, "").unwrap();
+        journal.held.end_turn();
+        std::fs::rename(&other, journal.path()).unwrap();
+        let line = journal.line(&entry(JournalEvent::Push));
+        journal.append(&line, false).unwrap();
+        let text = std::fs::read_to_string(journal.path()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.contains(r#""event":"push""#), "{text}");
+    }
+
+    #[test]
+    fn a_turn_ends_by_itself_the_anchor_catches_up_and_another_session_gets_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = journal(dir.path());
+        let line = journal.line(&entry(JournalEvent::Resolve));
+        journal.append(&line, true).unwrap();
+        let file = open::for_reading(journal.path()).unwrap();
+        assert!(file.try_lock().is_err(), "held while the turn lasts");
+        std::thread::sleep(SYNC_EVERY * 3);
+        assert_eq!(anchored(&journal).unwrap().seq, 1);
+        file.try_lock().expect("let go when the turn ended");
+    }
+
+    #[test]
+    fn the_next_session_chains_onto_a_last_entry_longer_than_the_first_read_of_the_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        for (n, size) in [(1, 10), (2, 100_000), (3, 10), (4, 0)] {
+            let journal = journal(dir.path());
+            let mut long = entry(JournalEvent::Push);
+            long.preview = Some("x".repeat(size));
+            let line = journal.line(&long);
+            journal.append(&line, false).unwrap();
+            drop(journal);
+            assert_eq!(
+                verify(
+                    &dir.path().join("journals/journal.jsonl"),
+                    &Key::none(),
+                    None
+                )
+                .unwrap(),
+                Verdict::Intact(n)
+            );
+        }
+    }
+
+    #[test]
+    fn a_hard_link_made_mid_session_stops_the_next_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = journal(dir.path());
+        let line = journal.line(&entry(JournalEvent::Push));
+        journal.append(&line, false).unwrap();
+        journal.held.end_turn();
+        std::fs::hard_link(journal.path(), dir.path().join("elsewhere")).unwrap();
+        let before = std::fs::read(journal.path()).unwrap();
+        let line = journal.line(&entry(JournalEvent::Resolve));
+        assert_eq!(
+            journal.append(&line, false).unwrap_err().to_string(),
+            "refusing the journal: it has other names (a hard link to another file)"
+        );
+        assert_eq!(std::fs::read(journal.path()).unwrap(), before);
+    }
 }

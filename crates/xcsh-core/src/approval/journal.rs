@@ -73,6 +73,11 @@ pub struct JournalEntry {
 pub trait Journal: Send + Sync {
     /// Records one entry.
     fn record(&self, entry: &JournalEntry);
+
+    /// The session ends ([`Session::end`](crate::Session::end)): writes
+    /// out and flushes to disk whatever the journal holds back (a journal
+    /// that batches its work). Does nothing by default.
+    fn flush(&self) {}
 }
 
 impl fmt::Debug for dyn Journal {

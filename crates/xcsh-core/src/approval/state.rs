@@ -131,4 +131,14 @@ impl Approvals {
             tracing::warn!("the journal failed: {message}");
         }
     }
+
+    /// Has the journal, if the session has one, write out and flush what
+    /// it holds back ([`Journal::flush`]): the session ends.
+    pub(crate) fn flush_journal(&self) {
+        if let Some(journal) = read(&self.journal)
+            && let Err(message) = crate::panic::catch(|| journal.flush())
+        {
+            tracing::warn!("the journal failed: {message}");
+        }
+    }
 }
