@@ -470,3 +470,39 @@ fn a_c_pack_gets_the_working_directory_byte_for_byte() {
 fn a_c_pack_gets_the_working_directory_byte_for_byte_isolated() {
     c_pack(&["--isolate"]);
 }
+
+#[test]
+fn an_untrusted_directory_named_with_bytes_is_named_escaped_in_the_journal_notice() {
+    let work = tempfile::Builder::new()
+        .prefix(OsStr::from_bytes(b"caf\xe9-"))
+        .tempdir()
+        .unwrap();
+    let env = Env {
+        work,
+        home: TempDir::new().unwrap(),
+    };
+    fs::write(env.work().join(raw(b"\xff.txt")), "renamed").unwrap();
+    let pack = batch_rename();
+    let script = [
+        json!({"tool": "batch_rename_preview",
+               "arguments": {"files": [r"\xff.txt"], "rule": {"kind": "suffix", "suffix": "-old"}}}),
+        json!({"tool": "resolve", "arguments": {"action": "apply", "reason": "ok"}}),
+    ]
+    .map(|line| line.to_string() + "\n")
+    .concat();
+    let output = env.run(&session_args("run", arg(&pack), &[]), &script);
+    assert_eq!(output.code, Some(0), "{output:?}");
+    let dir = xcsh_text::escape::path(&fs::canonicalize(env.work()).unwrap()).into_owned();
+    let journal = xcsh_text::escape::path(&env.user_journal()).into_owned();
+    assert!(dir.contains(r"/caf\xe9-"), "{dir}");
+    assert_eq!(
+        output.stderr,
+        format!(
+            "warning: {dir} is not a trusted directory, so nothing is written in it: this session's journal is kept in {journal} (xcsh journal there shows it; xcsh trust keeps it in the project)\n"
+        )
+    );
+    assert_eq!(
+        fs::read(env.work().join(raw(b"\xff-old.txt"))).unwrap(),
+        b"renamed"
+    );
+}
