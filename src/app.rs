@@ -115,17 +115,18 @@ fn mcp_command(args: &McpArgs, verbose: u8) -> anyhow::Result<ExitCode> {
     let token_file = if args.no_token {
         None
     } else {
-        let default = || {
-            UserDirs::from_os()
+        // In the private directory, which no isolated pack can read.
+        let default = || -> anyhow::Result<PathBuf> {
+            let data = UserDirs::from_os()
                 .data
-                .map(|data| data.join(xcsh_mcp::auth::TOKEN_FILE_NAME))
+                .context("no user data directory for the token file; name one with --token-file")?;
+            let dir = sources::private_dir::prepare(&data).map_err(anyhow::Error::msg)?;
+            Ok(dir.join(xcsh_mcp::auth::TOKEN_FILE_NAME))
         };
-        Some(
-            args.token_file
-                .clone()
-                .or_else(default)
-                .context("no user data directory for the token file; name one with --token-file")?,
-        )
+        Some(match &args.token_file {
+            Some(path) => path.clone(),
+            None => default()?,
+        })
     };
     let options = xcsh_mcp::http::HttpOptions {
         addr: xcsh_mcp::http::parse_addr(addr)?,
@@ -288,7 +289,7 @@ fn start_session(flags: &PackArgs, verbose: u8) -> anyhow::Result<Started> {
         &collected.settings,
         &collected.sources,
         &discovery,
-    );
+    )?;
     let (packs, from_project) = (discovery.packs.clone(), discovery.from_project.clone());
     let mut agent = Agent::start(&cwd, discovery, &policy)?;
     let mut registries = Vec::new();
@@ -327,25 +328,45 @@ fn run_policy(
     settings: &Settings,
     sources: &[sources::Source],
     discovery: &sources::Discovery,
-) -> RunPolicy {
+) -> anyhow::Result<RunPolicy> {
     let mut policy =
         RunPolicy::new(flags.tool_timeout, settings).with_max_result_bytes(flags.max_result_bytes);
     policy.allow_outside_root = flags.allow_outside_root;
     policy.isolation.all |= flags.isolate
         || isolate::env_asks_for_isolation(std::env::var_os(isolate::ISOLATE_ENV).as_deref());
     policy.isolation.verbosity = verbose;
-    policy.isolation.protected = protected_paths(sources, &discovery.packs);
+    policy.isolation.protected = protected_paths(sources, &discovery.packs)?;
     policy.first_seen = Some(crate::first_seen::check(policy.tool_timeout));
     policy.isolation.start_records = UserDirs::cache().map(|dir| dir.join("isolated-starts"));
-    policy
+    Ok(policy)
 }
 
 /// What no isolated pack may change: xcsh's own directories (config,
-/// data, cache) and every pack source and library of this session.
-fn protected_paths(sources: &[sources::Source], packs: &[PathBuf]) -> isolate::Protected {
+/// data, cache) and every pack source and library of this session; and
+/// what none may read: the private directory of the data directory (the
+/// journal's key, the MCP token), made and checked here, before any pack
+/// starts.
+///
+/// # Errors
+///
+/// The private directory cannot be made, or is refused (a link, or open
+/// to others: one line naming it and the fix).
+fn protected_paths(
+    sources: &[sources::Source],
+    packs: &[PathBuf],
+) -> anyhow::Result<isolate::Protected> {
     let dirs = UserDirs::from_os();
     let cache = crate::first_seen::cache_dir().and_then(|dir| dir.parent().map(Path::to_path_buf));
-    isolate::Protected {
+    let hidden = match &dirs.data {
+        Some(data) => {
+            let dir = sources::private_dir::prepare(data).map_err(anyhow::Error::msg)?;
+            // Canonical: the sandbox compares it with the paths it sees.
+            vec![std::fs::canonicalize(&dir).unwrap_or(dir)]
+        }
+        None => Vec::new(),
+    };
+    Ok(isolate::Protected {
+        hidden,
         own_dirs: [dirs.config, dirs.data, cache]
             .into_iter()
             .flatten()
@@ -355,5 +376,5 @@ fn protected_paths(sources: &[sources::Source], packs: &[PathBuf]) -> isolate::P
             .map(|source| source.path.clone())
             .chain(packs.iter().cloned())
             .collect(),
-    }
+    })
 }

@@ -35,7 +35,8 @@ fn stop(mut server: Child) {
 #[test]
 fn the_default_token_file_is_the_users_only_and_kept_across_starts() {
     let env = Env::new();
-    let token_file = env.home.path().join(".local/share/xcsh/mcp-token");
+    // In the private directory no isolated pack can read.
+    let token_file = env.home.path().join(".local/share/xcsh/private/mcp-token");
     let mode = || std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777;
     let token = || {
         std::fs::read_to_string(&token_file)

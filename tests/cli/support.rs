@@ -311,3 +311,20 @@ pub fn spawn_when_not_busy(command: &mut Command) -> std::process::Child {
         }
     }
 }
+
+/// `template` with another program, given `leading` arguments before
+/// `template`'s own: the same arguments, directory and environment.
+pub fn with_program(template: &Command, program: &Path, leading: &[&std::ffi::OsStr]) -> Command {
+    let mut command = Command::new(program);
+    command.args(leading).args(template.get_args());
+    if let Some(dir) = template.get_current_dir() {
+        command.current_dir(dir);
+    }
+    for (key, value) in template.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    command
+}

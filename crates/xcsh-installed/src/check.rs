@@ -58,6 +58,14 @@ pub fn check_in_child(
 ) -> Result<(Opened, Vec<ToolRecord>), String> {
     let pack = xcsh_loader::SealedPack::open(path, &xcsh_loader::TrustPolicy::new())
         .map_err(|e| e.to_string())?;
+    // The pack's code runs: it may not read the user's secrets either.
+    let hidden = match xcsh_sources::UserDirs::from_os().data {
+        Some(data) => {
+            let dir = xcsh_sources::private_dir::prepare(&data)?;
+            vec![std::fs::canonicalize(&dir).unwrap_or(dir)]
+        }
+        None => Vec::new(),
+    };
     let spec = StartSpec {
         exe: None,
         pack: Arc::new(pack),
@@ -74,6 +82,7 @@ pub fn check_in_child(
                 required: false,
                 // Set when the process starts (see `handover`).
                 in_namespaces: false,
+                hidden,
             },
             memory_limit: None,
             // Checking runs the factory with no configuration: what the

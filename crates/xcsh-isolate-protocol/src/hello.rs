@@ -13,7 +13,7 @@ pub const MAGIC: [u8; 8] = *b"xcsh-iso";
 
 /// The protocol version this crate speaks. Bump it on any change to
 /// [`Request`](crate::Request) or [`Reply`](crate::Reply).
-pub const PROTOCOL_VERSION: u32 = 8;
+pub const PROTOCOL_VERSION: u32 = 9;
 
 /// The first frame each way. Its layout never changes, whatever the
 /// version, so two ends of different versions can always tell.

@@ -109,6 +109,15 @@ pub struct SandboxRequest {
     /// Landlock does not cover. Set by the agent when it starts the
     /// process, whatever the request said.
     pub in_namespaces: bool,
+    /// Directories the pack may not read, or even list (since protocol
+    /// version 9): the private directory of xcsh's data directory, which
+    /// holds the journal's key and the MCP token. Canonical paths. In the
+    /// namespaces an empty directory is mounted over each; Landlock, there
+    /// as a second layer and alone without them, gives no rule beneath
+    /// one: at each directory above it, every other entry is readable, not
+    /// the one on the way to it (so an entry made there after the process
+    /// started is not readable either).
+    pub hidden: Vec<PathBuf>,
 }
 
 /// What the kernel made of the sandbox request.

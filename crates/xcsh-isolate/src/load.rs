@@ -327,6 +327,7 @@ impl SessionLoader<'_> {
                 required: settings.require_sandbox != RequireSandbox::No,
                 // Set when the process starts (see `handover`).
                 in_namespaces: false,
+                hidden: self.isolation.protected.hidden.clone(),
             },
             memory_limit: settings.memory_limit,
             allow_outside_root: options.allow_outside_root,

@@ -19,6 +19,9 @@
 //!   see [`placeholders`](super::placeholders)), xcsh's own directories,
 //!   its binary and every pack library and directory, bound read-only,
 //!   each in directories that cannot be renamed;
+//! - xcsh's private directory (the journal's key, the MCP token: the
+//!   `hidden` of [`Protected`](super::Protected)) under an empty one,
+//!   mounted last so that no bind uncovers it;
 //! - its own PID namespace, held by a process that dies with the agent:
 //!   when the agent ends, or kills the process (time-out, restart, session
 //!   end), every process the pack started dies with it.
@@ -95,7 +98,11 @@ pub fn mark_unusable(line: &str) {
 
 /// The plan for a process working in `cwd` under `request`, with
 /// `protected` (and the records of `cwd`) kept read-only where they lie
-/// in what it may write (see [`protected::mounts`]).
+/// in what it may write (see [`protected::mounts`]), and every directory
+/// of `request.hidden` hidden under an empty one, mounted after every
+/// other mount so that none uncovers it (one that does not exist, or lies
+/// in a private directory of the sandbox, where it is not seen, needs
+/// none).
 pub fn plan(request: &SandboxRequest, cwd: &Path, protected: &[PathBuf]) -> NamespacePlan {
     let mut mounts = vec![
         MountStep::Root {
@@ -104,15 +111,16 @@ pub fn plan(request: &SandboxRequest, cwd: &Path, protected: &[PathBuf]) -> Name
         MountStep::Dev("/dev".into()),
         MountStep::Proc("/proc".into()),
     ];
+    let mut private = Vec::new();
     let writable: Vec<PathBuf> = if request.write_anywhere {
         vec![PathBuf::from("/")]
     } else {
         let temp = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| "/tmp".into());
-        let mut private = vec![PathBuf::from("/tmp"), PathBuf::from("/run")];
+        private = vec![PathBuf::from("/tmp"), PathBuf::from("/run")];
         if !private.contains(&temp) {
             private.push(temp);
         }
-        mounts.extend(private.into_iter().map(MountStep::Tmpfs));
+        mounts.extend(private.iter().cloned().map(MountStep::Tmpfs));
         // Bound even where it may not be written: it may lie in one of
         // the private directories.
         let writes_here = request.writable.iter().any(|dir| dir == cwd);
@@ -140,12 +148,32 @@ pub fn plan(request: &SandboxRequest, cwd: &Path, protected: &[PathBuf]) -> Name
             if_exists: true,
         });
     }
+    let seen = |dir: &&PathBuf| {
+        dir.is_dir()
+            && !private
+                .iter()
+                .any(|private| dir.starts_with(private) && cwd_outside(cwd, dir))
+    };
+    mounts.extend(
+        request
+            .hidden
+            .iter()
+            .filter(seen)
+            .cloned()
+            .map(MountStep::Tmpfs),
+    );
     NamespacePlan {
         network: request.network,
         mounts,
         cwd: cwd.to_path_buf(),
         agent: std::process::id(),
     }
+}
+
+/// Whether `dir` lies outside the working directory `cwd` (which is bound
+/// back over the private directories when it lies in one).
+fn cwd_outside(cwd: &Path, dir: &Path) -> bool {
+    !dir.starts_with(cwd)
 }
 
 #[cfg(test)]
@@ -221,6 +249,43 @@ mod tests {
             )),
             "{plan:?}"
         );
+    }
+
+    #[test]
+    fn a_hidden_directory_gets_an_empty_one_over_it_after_every_other_mount() {
+        let cwd = tempfile::tempdir().unwrap();
+        let cwd = std::fs::canonicalize(cwd.path()).unwrap();
+        let data = cwd.join("data");
+        std::fs::create_dir_all(data.join("private")).unwrap();
+        let request = SandboxRequest {
+            writable: vec![cwd.clone()],
+            hidden: vec![data.join("private"), cwd.join("missing/private")],
+            ..SandboxRequest::default()
+        };
+        let plan = plan(&request, &cwd, std::slice::from_ref(&data));
+        assert_eq!(
+            plan.mounts.last(),
+            Some(&MountStep::Tmpfs(data.join("private"))),
+            "{plan:?}"
+        );
+        assert!(plan.mounts.contains(&bind(&data, true, true)), "{plan:?}");
+        assert_eq!(
+            plan.mounts
+                .iter()
+                .filter(|step| matches!(step, MountStep::Tmpfs(path) if path.ends_with("private")))
+                .count(),
+            1,
+            "a missing one needs none: {plan:?}"
+        );
+        // In the sandbox's own temporary directory it is not seen at all.
+        let outside = tempfile::tempdir_in("/tmp").unwrap();
+        let hidden = std::fs::canonicalize(outside.path()).unwrap();
+        let request = SandboxRequest {
+            hidden: vec![hidden.clone()],
+            ..request
+        };
+        let plan = super::plan(&request, &cwd, &[]);
+        assert!(!plan.mounts.contains(&MountStep::Tmpfs(hidden)), "{plan:?}");
     }
 
     #[test]

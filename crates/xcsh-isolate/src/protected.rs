@@ -26,6 +26,12 @@ pub struct Protected {
     /// Pack libraries and the directories packs are loaded from, kept
     /// where they exist.
     pub paths: Vec<PathBuf>,
+    /// What no isolated pack may even read: the private directory of
+    /// xcsh's data directory (the journal's key, the MCP token), canonical
+    /// and made before any pack starts. The namespaces mount an empty
+    /// directory over each, after every other mount; without them, the
+    /// Landlock rules leave it out (`SandboxRequest::hidden`).
+    pub hidden: Vec<PathBuf>,
 }
 
 /// `path` with its deepest existing ancestor canonical: where it would be

@@ -35,6 +35,8 @@ mod detach;
 // `fork`, `mount_setattr` and the loopback's `ioctl`, each with its
 // safety note.
 #[cfg(target_os = "linux")]
+mod hidden;
+#[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 pub mod namespaces;
 mod open;

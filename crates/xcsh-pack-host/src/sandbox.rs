@@ -123,8 +123,17 @@ fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
     } else {
         Scope::Signal | Scope::AbstractUnixSocket
     };
+    // Without namespaces, listing a directory is handled too: no empty
+    // directory is mounted over a hidden one there, so only Landlock keeps
+    // its names from the pack. (In the namespaces the empty mount does,
+    // and directories above a hidden one stay listable.)
+    let read = if request.in_namespaces {
+        BitFlags::from(AccessFs::ReadFile)
+    } else {
+        AccessFs::ReadFile | AccessFs::ReadDir
+    };
     let mut ruleset = Ruleset::default()
-        .handle_access(AccessFs::ReadFile)
+        .handle_access(read)
         .map_err(fail)?
         .scope(scopes)
         .map_err(fail)?;
@@ -140,26 +149,64 @@ fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
     }
     let mut created = ruleset.create().map_err(fail)?;
     created = created
-        .add_rules(path_beneath_rules(readable(), AccessFs::ReadFile))
+        .add_rules(path_beneath_rules(readable(&request.hidden), read))
         .map_err(fail)?;
+    if request.in_namespaces {
+        // What it may write it may read, whatever it made there since it
+        // started: a hidden directory in it is already an empty mount.
+        let written: Vec<std::path::PathBuf> = if request.write_anywhere {
+            vec!["/".into()]
+        } else {
+            request.writable.clone()
+        };
+        created = created
+            .add_rules(path_beneath_rules(written, read))
+            .map_err(fail)?;
+    } else {
+        // `/proc` listed (its numbered entries' files stay unreadable).
+        created = created
+            .add_rules(path_beneath_rules(["/proc"], AccessFs::ReadDir))
+            .map_err(fail)?;
+    }
     if !request.write_anywhere {
         // `/dev/null` too: writing to it is how programs discard output.
-        let writable = request
+        let writable: Vec<std::path::PathBuf> = request
             .writable
             .iter()
             .map(std::path::PathBuf::as_path)
             .chain([std::path::Path::new("/dev/null")])
-            .filter(|path| path.exists());
+            .filter(|path| path.exists())
+            .map(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+            .collect();
         // Without namespaces, everything but device nodes: a pack that
         // runs as root makes no disk or memory device where it may write
         // (in namespaces its root is no root outside them, and the kernel
         // refuses it first).
         let mut granted = AccessFs::from_write(abi);
+        let mut rules = writable.clone();
         if !request.in_namespaces {
             granted &= !(AccessFs::MakeChar | AccessFs::MakeBlock);
+            // No mount keeps a hidden directory beneath a writable one
+            // here: the pack may write beside it, at each directory above
+            // it, but not in it, nor remove, rename or replace it.
+            let hidden: Vec<&std::path::Path> = request
+                .hidden
+                .iter()
+                .map(std::path::PathBuf::as_path)
+                .collect();
+            rules = writable
+                .iter()
+                .flat_map(|dir| crate::hidden::beside(dir, &hidden))
+                .collect();
+            // Listed where it may write (a hidden directory beneath shows
+            // its names then, never what its files hold).
+            let dirs = writable.iter().filter(|path| path.is_dir());
+            created = created
+                .add_rules(path_beneath_rules(dirs, AccessFs::ReadDir))
+                .map_err(fail)?;
         }
         created = created
-            .add_rules(path_beneath_rules(writable, granted))
+            .add_rules(path_beneath_rules(rules, granted))
             .map_err(fail)?;
     }
     let status = created.restrict_self().map_err(fail)?;
@@ -182,26 +229,33 @@ fn landlock_enter(request: &SandboxRequest) -> Result<Landlock, SandboxError> {
 
 /// What the pack may read files beneath: everything but other processes'
 /// entries in `/proc` (another process's `environ` holds its secrets, the
-/// agent's among them): every entry of `/` but `/proc`, and in `/proc` its
-/// own (`self`) and the system's (`cpuinfo`, `meminfo`, `sys`, …), not the
-/// numbered ones. An entry that cannot be opened (a dangling link) gets
-/// no rule.
+/// agent's among them) and the `hidden` directories (xcsh's private one:
+/// the journal's key, the MCP token): every entry of `/` but `/proc` and
+/// those on the way to a hidden directory, and in `/proc` its own
+/// (`self`) and the system's (`cpuinfo`, `meminfo`, `sys`, …), not the
+/// numbered ones. An entry that cannot be opened (a dangling link) gets no
+/// rule.
 #[cfg(target_os = "linux")]
-fn readable() -> impl Iterator<Item = std::path::PathBuf> {
-    let entries = |dir: &str| {
-        std::fs::read_dir(dir)
+fn readable(hidden: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let hidden: Vec<&std::path::Path> = hidden
+        .iter()
+        .map(std::path::PathBuf::as_path)
+        .chain([std::path::Path::new("/proc")])
+        .collect();
+    let mut found = crate::hidden::beside(std::path::Path::new("/"), &hidden);
+    found.extend(
+        std::fs::read_dir("/proc")
             .into_iter()
             .flatten()
             .flatten()
             .map(|entry| entry.path())
-    };
-    let root = entries("/").filter(|path| path != std::path::Path::new("/proc"));
-    let proc = entries("/proc").filter(|path| {
-        path.file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(|name| !name.bytes().all(|b| b.is_ascii_digit()))
-    });
-    root.chain(proc)
+            .filter(|path| {
+                path.file_name()
+                    .and_then(|name| name.to_str())
+                    .is_some_and(|name| !name.bytes().all(|b| b.is_ascii_digit()))
+            }),
+    );
+    found
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -21,7 +21,11 @@
 //!   ioctls `TIOCSCTTY`, `TIOCVHANGUP` and `TIOCCONS` (taking, hanging up
 //!   or redirecting a terminal: the agent's, in a REPL). These are what
 //!   Flatpak's and Codex's filters refuse, or what Docker's default
-//!   profile keeps from an unprivileged container;
+//!   profile keeps from an unprivileged container. Also setting another
+//!   process's resource limits (`prlimit64` with a pid other than 0 and
+//!   new limits): without namespaces the agent is its parent, a megabyte
+//!   of memory kills it, and any process of the same user may set
+//!   another's without privilege, which Landlock does not cover;
 //! - unless granted `processes`: starting a process (`fork`, `vfork`,
 //!   `clone` without `CLONE_THREAD`, `execve`, `execveat`), so the
 //!   address-space limit, which is per process, bounds the whole pack.
@@ -227,6 +231,17 @@ mod imp {
             }
         }
         rules.insert(libc::SYS_clone, clone);
+        // Another process's resource limits: its parent's, the agent where
+        // no PID namespace hides it, set to a megabyte of memory or a
+        // second of processor time would kill it. Its own (pid 0, as the
+        // C library's `setrlimit` asks) and reading any stay allowed.
+        rules.insert(
+            libc::SYS_prlimit64,
+            vec![SeccompRule::new(vec![
+                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, 0)?,
+                SeccompCondition::new(2, SeccompCmpArgLen::Qword, SeccompCmpOp::Ne, 0)?,
+            ])?],
+        );
         // Without namespaces nothing makes the files outside the writable
         // directories read-only, and Landlock does not cover metadata:
         // changing any file's mode, owner, times or extended attributes
@@ -422,10 +437,12 @@ mod tests {
         };
         let anywhere = refused(&anywhere).unwrap();
         assert!(calls.iter().all(|call| !anywhere.contains_key(call)));
-        // What no sandbox lets a pack do with a shared terminal.
+        // What no sandbox lets a pack do with a shared terminal, nor
+        // with another process's limits.
         for map in [&fallback, &namespaces, &anywhere] {
             assert!(map.contains_key(&libc::SYS_vhangup));
             assert_eq!(map[&libc::SYS_ioctl].len(), 5);
+            assert_eq!(map[&libc::SYS_prlimit64].len(), 1);
         }
     }
 

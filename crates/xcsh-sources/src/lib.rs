@@ -16,6 +16,8 @@
 //! - [`collect`]: all of it, in load order, with the settings read;
 //! - [`run_policy`]: how a session runs pack code, from those settings;
 //! - [`private_file`]: files only the user can read, written atomically;
+//!   [`private_dir`]: the directory of the user's secrets (journal key,
+//!   MCP token), which no isolated pack can read;
 //!   [`file_lock`]: one writer at a time for each record.
 //!
 //! It reads files and judges them; it opens no library and starts no
@@ -31,6 +33,7 @@ pub mod flags;
 pub mod model_config;
 pub mod model_flags;
 pub mod pack_tables;
+pub mod private_dir;
 pub mod private_file;
 pub mod project;
 pub mod registry;

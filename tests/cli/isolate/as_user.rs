@@ -13,9 +13,9 @@ use std::sync::OnceLock;
 
 use tempfile::TempDir;
 
-use super::hostile::{hostile, with_program};
+use super::hostile::hostile;
 use super::namespaces::kill_parent_line;
-use crate::support::{Env, XCSH, arg, batch_rename, copy_pack};
+use crate::support::{Env, XCSH, arg, batch_rename, copy_pack, with_program};
 
 /// The ordinary user's name.
 pub const NAME: &str = "xcsh-test";

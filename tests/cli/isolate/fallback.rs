@@ -1,21 +1,26 @@
-//! Every attack of a hostile isolated pack on the agent itself, in both
-//! modes the sandbox runs in: with namespaces (the default) and in the
-//! fallback without them (forced by `[isolation] namespaces = false`, as on
-//! a machine where user namespaces are disabled). The pack signals its
-//! parent, reads `/proc` for the agent's secret, hangs up the terminal it
-//! would share with the REPL, changes the metadata of a file outside its
-//! sandbox, uses descriptors the agent inherited, and plants hooks in a
-//! nested repository. Each time the agent answers every call, an
-//! in-process pack's pending rename and the hostile pack's own pending
-//! action still apply, and nothing outside changed; the nested
-//! repository's hooks are kept with namespaces only (docs/isolation.md's
-//! table says so).
+//! Every attack of a hostile isolated pack on the agent itself, in every
+//! mode a user can end up in: with namespaces (the default), in the
+//! fallback without them forced by `[isolation] namespaces = false`, and in
+//! the same fallback reached as on a machine where user namespaces are
+//! unavailable (xcsh run where none can be created, see
+//! `no_user_namespaces`: the first pack's start fails in xcsh's namespace
+//! engine, the agent says so on standard error and starts it again in
+//! Landlock alone; the test checks it did). The pack signals its parent,
+//! lowers its resource limits and its priority, reads `/proc` for the
+//! agent's secret, hangs up the terminal it would share with the REPL,
+//! changes the metadata of a file outside its sandbox, uses descriptors the
+//! agent inherited, and plants hooks in a nested repository. Each time the
+//! agent answers every call, an in-process pack's pending rename and the
+//! hostile pack's own pending action still apply, and nothing outside
+//! changed, with the same answers in both ways to the fallback; the nested
+//! repository's hooks, and the agent's priority, are kept with namespaces
+//! only (docs/isolation.md's table says so).
 
 use std::io::ErrorKind;
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -25,20 +30,24 @@ use serde_json::json;
 
 use super::file_state::{FileState, set_xattr};
 use super::hostile::{call, hostile, texts};
+use super::no_user_namespaces::{CANNOT, warning, without_user_namespaces};
 use super::reach::{READ_ONLY, metadata_attacks};
 use super::sandbox::outside;
 use crate::support::{Env, Output, arg, batch_rename, json_lines, preview_line, resolve_line};
 
 /// How the sandbox runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
+pub(super) enum Mode {
     /// In namespaces of its own: the default.
     Namespaces,
     /// Without them: `[isolation] namespaces = false`.
     Fallback,
+    /// Without them because none can be created: xcsh run where user
+    /// namespaces are unavailable, with the default config.
+    Unavailable,
 }
 
-const MODES: [Mode; 2] = [Mode::Namespaces, Mode::Fallback];
+pub(super) const MODES: [Mode; 3] = [Mode::Namespaces, Mode::Fallback, Mode::Unavailable];
 
 /// What the seccomp filter answers.
 const REFUSED: &str = "Operation not permitted (os error 1)";
@@ -49,10 +58,11 @@ const SECRET: &str = "sk-fallback-test-not-for-packs";
 impl Mode {
     /// Writes the user's config: the hostile pack isolated with `grants`
     /// (TOML lines of its entry), every other pack in process, and for
-    /// the fallback, no namespaces.
-    fn configure(self, env: &Env, grants: &str) {
+    /// the fallback, no namespaces (where they are unavailable, the
+    /// machine turns them off, not the config).
+    pub(super) fn configure(self, env: &Env, grants: &str) {
         let namespaces = match self {
-            Self::Namespaces => "",
+            Self::Namespaces | Self::Unavailable => "",
             Self::Fallback => "[isolation]\nnamespaces = false\n",
         };
         crate::support::write(
@@ -63,26 +73,51 @@ impl Mode {
             ),
         );
     }
+
+    /// `command` run in this mode: where user namespaces are unavailable,
+    /// through [`without_user_namespaces`] (the same process, descriptors
+    /// and terminal).
+    fn command(self, command: Command) -> Command {
+        match self {
+            Self::Namespaces | Self::Fallback => command,
+            Self::Unavailable => without_user_namespaces(&command),
+        }
+    }
+
+    /// Checks that the agent's `log` (its standard error, or what the REPL
+    /// showed) says the namespace sandbox cannot be set up where user
+    /// namespaces are unavailable, and only there: a run in this mode
+    /// really had its packs in Landlock alone, for the reason a user there
+    /// gets.
+    fn assert_log(self, log: &str) {
+        match self {
+            Self::Unavailable => assert!(log.contains(&warning()), "{self:?}: {log}"),
+            Self::Namespaces | Self::Fallback => {
+                assert!(!log.contains(CANNOT), "{self:?}: {log}");
+            }
+        }
+    }
 }
 
 /// `xcsh run` over batch-rename (in process) and the hostile pack
-/// (isolated by the config).
-fn run_command(env: &Env) -> Command {
-    env.command(&[
+/// (isolated by the config), in `mode`.
+pub(super) fn run_command(env: &Env, mode: Mode) -> Command {
+    mode.command(env.command(&[
         "run",
         "--plugin",
         arg(&batch_rename()),
         "--plugin",
         arg(&hostile()),
         "-",
-    ])
+    ]))
 }
 
-/// Runs `command` over a session: the in-process pack's preview, the
-/// hostile pack's own push, `attacks`, a call showing the pack still
-/// answers with both actions pending, then both applied. Checks all of
-/// that and answers what each attack got.
-fn attack(env: &Env, command: Command, attacks: Vec<String>) -> Vec<String> {
+/// Runs `command` (of `mode`) over a session: the in-process pack's
+/// preview, the hostile pack's own push, `attacks`, a call showing the
+/// pack still answers with both actions pending, then both applied.
+/// Checks all of that and the mode's log, and answers what each attack
+/// got.
+pub(super) fn attack(env: &Env, mode: Mode, command: Command, attacks: Vec<String>) -> Vec<String> {
     env.write("a.txt", "a");
     let count = attacks.len();
     let mut script = vec![
@@ -95,6 +130,7 @@ fn attack(env: &Env, command: Command, attacks: Vec<String>) -> Vec<String> {
     script.push(resolve_line("apply", "still wanted"));
     let output = env.run_command(command, &script.join("\n"));
     assert_alive(&output, count);
+    mode.assert_log(&output.stderr);
     let files = env.files();
     assert!(
         files.contains(&"new-a.txt".to_owned()) && !files.contains(&"a.txt".to_owned()),
@@ -128,7 +164,7 @@ fn signalling_its_parent_never_reaches_the_agent() {
         let attacks = ["KILL", "STOP", "KILL"]
             .map(|signal| call("signal_parent", json!({"signal": signal})))
             .to_vec();
-        let answers = attack(&env, run_command(&env), attacks);
+        let answers = attack(&env, mode, run_command(&env, mode), attacks);
         for (answer, signal) in answers.iter().zip(["KILL", "STOP", "KILL"]) {
             let refused = format!("SIG{signal} to its parent: {REFUSED}");
             // In namespaces its parent is its sandbox's first process, or
@@ -143,14 +179,65 @@ fn signalling_its_parent_never_reaches_the_agent() {
 }
 
 #[test]
+fn lowering_its_parent_s_limits_never_reaches_the_agent() {
+    for mode in MODES {
+        let env = Env::new();
+        mode.configure(&env, "");
+        let resources = ["AS", "NOFILE", "CPU"];
+        let attacks = resources
+            .map(|resource| call("limit_parent", json!({"resource": resource})))
+            .to_vec();
+        let answers = attack(&env, mode, run_command(&env, mode), attacks);
+        for (answer, resource) in answers.iter().zip(resources) {
+            let refused = format!("RLIMIT_{resource} of its parent: {REFUSED}");
+            assert!(
+                *answer == refused
+                    || (mode == Mode::Namespaces && answer == "no parent in its sandbox"),
+                "{mode:?}: {answer}"
+            );
+        }
+    }
+}
+
+/// The gap docs/isolation.md states: without namespaces a pack can lower
+/// the agent's scheduling priority (any process of the user may; the C
+/// library sets its own threads' by their ids, which a filter cannot tell
+/// from the agent's). It slows the agent, never stops it: every call is
+/// still answered. In namespaces its parent is its sandbox's first
+/// process, which refuses.
+#[test]
+fn lowering_its_parent_s_priority_slows_the_agent_only_without_namespaces() {
+    for mode in MODES {
+        let env = Env::new();
+        mode.configure(&env, "");
+        let answers = attack(
+            &env,
+            mode,
+            run_command(&env, mode),
+            vec![call("nice_parent", json!({}))],
+        );
+        let answer = match mode {
+            Mode::Namespaces => REFUSED,
+            Mode::Fallback | Mode::Unavailable => "done",
+        };
+        assert_eq!(
+            answers,
+            [format!("nice 19 for its parent: {answer}")],
+            "{mode:?}"
+        );
+    }
+}
+
+#[test]
 fn the_agent_s_environment_is_not_read_through_proc() {
     for mode in MODES {
         let env = Env::new();
         mode.configure(&env, "");
-        let mut command = run_command(&env);
+        let mut command = run_command(&env, mode);
         command.env("XCSH_TEST_SECRET", SECRET);
         let answers = attack(
             &env,
+            mode,
             command,
             vec![call("find_secret", json!({"text": SECRET}))],
         );
@@ -173,10 +260,10 @@ fn metadata_of_a_file_outside_cannot_change() {
         let before = FileState::of(&target);
         let attacks = metadata_attacks(&target, 4242);
         let count = attacks.len();
-        let answers = attack(&env, run_command(&env), attacks);
+        let answers = attack(&env, mode, run_command(&env, mode), attacks);
         let why = match mode {
             Mode::Namespaces => READ_ONLY,
-            Mode::Fallback => REFUSED,
+            Mode::Fallback | Mode::Unavailable => REFUSED,
         };
         assert_eq!(
             answers,
@@ -198,7 +285,8 @@ fn nothing_outside_is_written_and_no_device_is_made_or_reached() {
         let node = env.work().join("mem");
         let answers = attack(
             &env,
-            run_command(&env),
+            mode,
+            run_command(&env, mode),
             vec![
                 call("overwrite_in_place", json!({"text": arg(&target)})),
                 call(
@@ -212,7 +300,7 @@ fn nothing_outside_is_written_and_no_device_is_made_or_reached() {
         const DENIED: &str = "Permission denied (os error 13)";
         let (written, device, kmsg) = match mode {
             Mode::Namespaces => (READ_ONLY, REFUSED, "No such file or directory (os error 2)"),
-            Mode::Fallback => (DENIED, DENIED, DENIED),
+            Mode::Fallback | Mode::Unavailable => (DENIED, DENIED, DENIED),
         };
         let target = target.display();
         assert_eq!(
@@ -252,21 +340,40 @@ fn descriptors_the_agent_inherited_are_closed_in_the_pack() {
         let (mut accepted, _) = listener.accept().unwrap();
         let (unix, mut unix_peer) = UnixStream::pair().unwrap();
         let fds = [50, 51, 52];
-        let mut command = run_command(&env);
+        let held: [OwnedFd; 3] = [file.into(), tcp.into(), unix.into()];
         // Open in `xcsh` without close-on-exec, as a shell's `exec 50>>…`.
-        command
-            .fd_mappings(
-                [OwnedFd::from(file), tcp.into(), unix.into()]
-                    .into_iter()
-                    .zip(fds)
-                    .map(|(parent_fd, child_fd)| FdMapping {
-                        parent_fd,
-                        child_fd,
-                    })
-                    .collect(),
-            )
-            .unwrap();
-        let answers = attack(&env, command, vec![call("use_fds", json!({"fds": fds}))]);
+        let hand_over = |command: &mut Command| {
+            let mappings = held.iter().zip(fds).map(|(fd, child_fd)| FdMapping {
+                parent_fd: fd.try_clone().unwrap(),
+                child_fd,
+            });
+            command.fd_mappings(mappings.collect()).unwrap();
+        };
+        // The mode's way of running xcsh keeps them: a program run the
+        // same way has them open.
+        let mut probe = Command::new("readlink");
+        probe.args(fds.map(|fd| format!("/proc/self/fd/{fd}")));
+        let mut probe = mode.command(probe);
+        hand_over(&mut probe);
+        let probed = probe.output().unwrap();
+        let links = String::from_utf8(probed.stdout.clone()).unwrap();
+        let links: Vec<&str> = links.lines().collect();
+        assert!(
+            matches!(links[..], [file, tcp, unix]
+                if Path::new(file) == std::fs::canonicalize(&file_path).unwrap()
+                    && tcp.starts_with("socket:[")
+                    && unix.starts_with("socket:[")),
+            "{mode:?}: {links:?} {probed:?}"
+        );
+        let mut command = run_command(&env, mode);
+        hand_over(&mut command);
+        drop(held);
+        let answers = attack(
+            &env,
+            mode,
+            command,
+            vec![call("use_fds", json!({"fds": fds}))],
+        );
         assert_eq!(
             answers,
             [
@@ -326,9 +433,20 @@ fn the_repl_s_terminal_cannot_be_hung_up_from_the_pack() {
             arg(&hostile()),
         ]);
         command.env("TERM", "xterm");
-        let mut repl = Session::spawn(command).expect("spawn xcsh repl in a pty");
+        // The mode's way of running xcsh keeps the terminal: a program run
+        // the same way in a pty has it as its controlling terminal.
+        let mut probe = Command::new("sh");
+        probe.args(["-c", "exec 3</dev/tty && echo opened /dev/tty"]);
+        let mut probe = Session::spawn(mode.command(probe)).expect("spawn sh in a pty");
+        probe.set_expect_timeout(Some(Duration::from_secs(60)));
+        probe
+            .expect("opened /dev/tty")
+            .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+        probe.expect(Eof).unwrap();
+        let mut repl = Session::spawn(mode.command(command)).expect("spawn xcsh repl in a pty");
         repl.set_expect_timeout(Some(Duration::from_secs(60)));
-        repl.expect("xcsh> ").unwrap();
+        let started = repl.expect("xcsh> ").unwrap();
+        mode.assert_log(&String::from_utf8_lossy(started.before()));
         repl.send_line(
             r#"batch_rename_preview {"files": ["draft.md"], "rule": {"kind": "prefix", "prefix": "new-"}}"#,
         )
@@ -385,7 +503,7 @@ fn a_nested_repository_s_hooks_are_read_only_with_namespaces() {
                 ]
             })
             .collect();
-        let answers = attack(&env, run_command(&env), attacks);
+        let answers = attack(&env, mode, run_command(&env, mode), attacks);
         match mode {
             Mode::Namespaces => {
                 let refused: Vec<String> = hooks
@@ -398,7 +516,7 @@ fn a_nested_repository_s_hooks_are_read_only_with_namespaces() {
             }
             // Without namespaces no `.git` is kept, the working
             // directory's own included (docs/isolation.md: "not at all").
-            Mode::Fallback => {
+            Mode::Fallback | Mode::Unavailable => {
                 assert_eq!(
                     answers,
                     ["overwritten", "planted", "overwritten", "planted"]

@@ -5,15 +5,15 @@
 //! over the result cap. None of it reaches beyond its process, and the
 //! other pack's pending action survives.
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
 
+use super::no_user_namespaces::{warning, without_user_namespaces};
 use crate::support::{
     Env, Output, XCSH, arg, batch_rename, canonical, json_lines, pack_path, preview_line,
-    resolve_line,
+    resolve_line, with_program,
 };
 
 pub fn hostile() -> PathBuf {
@@ -76,23 +76,6 @@ pub fn isolated(env: &Env) -> Command {
     ])
 }
 
-/// `template` with another program, given `leading` arguments before
-/// `template`'s own: the same arguments, directory and environment.
-pub fn with_program(template: &Command, program: &Path, leading: &[&OsStr]) -> Command {
-    let mut command = Command::new(program);
-    command.args(leading).args(template.get_args());
-    if let Some(dir) = template.get_current_dir() {
-        command.current_dir(dir);
-    }
-    for (key, value) in template.get_envs() {
-        match value {
-            Some(value) => command.env(key, value),
-            None => command.env_remove(key),
-        };
-    }
-    command
-}
-
 /// `command` with namespaces turned off in the user's config it runs
 /// with (`namespaces = false` added to its `[isolation]` table): the
 /// Landlock-only sandbox.
@@ -115,19 +98,49 @@ pub fn landlock_only(command: Command) -> Command {
     command
 }
 
-/// xcsh copied where the pack can write (in the working directory), the
-/// run and what the pack plants over it.
-fn plant_over_xcsh(env: &Env, namespaces: bool) -> (Vec<String>, PathBuf, PathBuf) {
+/// How a test runs xcsh: with namespaces, or in Landlock alone as the
+/// config asks ([`landlock_only`]) or as where none can be made
+/// ([`without_user_namespaces`]; the agent then logs [`warning`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sandbox {
+    Namespaces,
+    LandlockOnly,
+    Unavailable,
+}
+
+impl Sandbox {
+    const ALL: [Self; 3] = [Self::Namespaces, Self::LandlockOnly, Self::Unavailable];
+
+    /// `command` (of [`Env::command`]) run this way.
+    fn command(self, command: Command) -> Command {
+        match self {
+            Self::Namespaces => command,
+            Self::LandlockOnly => landlock_only(command),
+            Self::Unavailable => without_user_namespaces(&command),
+        }
+    }
+
+    /// Checks the agent's standard error says why there are no
+    /// namespaces where they are unavailable, and only there.
+    fn assert_log(self, stderr: &str) {
+        assert_eq!(
+            stderr.contains(&warning()),
+            self == Self::Unavailable,
+            "{self:?}: {stderr}"
+        );
+    }
+}
+
+/// xcsh copied where the pack can write (in the working directory) and
+/// run in `sandbox`, the run's answers, and what the pack plants over it.
+fn plant_over_xcsh(env: &Env, sandbox: Sandbox) -> (Vec<String>, PathBuf) {
     let binary = env.work().join("bin/xcsh");
     std::fs::create_dir_all(binary.parent().unwrap()).unwrap();
     std::fs::copy(XCSH, &binary).unwrap();
     let marker = env.work().join("bin/ran-unsandboxed");
     let script = format!("#!/bin/sh\nid > '{}'\n", marker.display());
     let deleted = format!("{} (deleted)", binary.display());
-    let mut command = with_program(&isolated(env), &binary, &[]);
-    if !namespaces {
-        command = landlock_only(command);
-    }
+    let command = sandbox.command(with_program(&isolated(env), &binary, &[]));
     let output = run_between(
         env,
         command,
@@ -150,14 +163,15 @@ fn plant_over_xcsh(env: &Env, namespaces: bool) -> (Vec<String>, PathBuf, PathBu
         "restarted as xcsh: {texts:?}"
     );
     assert!(!marker.exists(), "the planted script ran");
-    (texts, binary, marker)
+    sandbox.assert_log(&output.stderr);
+    (texts, binary)
 }
 
 #[test]
 fn a_script_planted_over_xcsh_never_runs_when_the_pack_restarts() {
     // In namespaces the binary cannot be replaced at all.
     let env = Env::new();
-    let (texts, binary, _) = plant_over_xcsh(&env, true);
+    let (texts, binary) = plant_over_xcsh(&env, Sandbox::Namespaces);
     assert_eq!(
         texts[1],
         format!(
@@ -171,15 +185,20 @@ fn a_script_planted_over_xcsh_never_runs_when_the_pack_restarts() {
     );
 
     // With Landlock alone it can be, and the restart still runs the agent's
-    // own image, not the script.
-    let env = Env::new();
-    let (texts, binary, _) = plant_over_xcsh(&env, false);
-    assert_eq!(texts[1], "planted");
-    assert!(
-        std::fs::read_to_string(&binary)
-            .unwrap()
-            .starts_with("#!/bin/sh")
-    );
+    // own image, not the script: where the config turns namespaces off,
+    // and where none can be made (the agent's first start of the pack
+    // failed in them, and it says so).
+    for sandbox in [Sandbox::LandlockOnly, Sandbox::Unavailable] {
+        let env = Env::new();
+        let (texts, binary) = plant_over_xcsh(&env, sandbox);
+        assert_eq!(texts[1], "planted", "{sandbox:?}");
+        assert!(
+            std::fs::read_to_string(&binary)
+                .unwrap()
+                .starts_with("#!/bin/sh"),
+            "{sandbox:?}"
+        );
+    }
 }
 
 #[test]
@@ -287,7 +306,7 @@ fn a_frame_over_the_result_cap_is_refused_before_it_is_read() {
 /// checked, so the in-process pack goes on as it was.
 #[test]
 fn an_in_process_library_rewritten_in_place_does_not_change_the_agent() {
-    for namespaces in [true, false] {
+    for sandbox in Sandbox::ALL {
         let env = Env::new();
         let library = crate::support::copy_pack("batch-rename", &env.work().join("packs"));
         let original = std::fs::read(&library).unwrap();
@@ -295,17 +314,14 @@ fn an_in_process_library_rewritten_in_place_does_not_change_the_agent() {
             &env.user_config_dir().join("config.toml"),
             &format!("[isolation.packs.{:?}]\n", arg(&hostile())),
         );
-        let mut command = env.command(&[
+        let command = sandbox.command(env.command(&[
             "run",
             "--plugin",
             arg(&library),
             "--plugin",
             arg(&hostile()),
             "-",
-        ]);
-        if !namespaces {
-            command = landlock_only(command);
-        }
+        ]));
         let output = run_between(
             &env,
             command,
@@ -314,10 +330,11 @@ fn an_in_process_library_rewritten_in_place_does_not_change_the_agent() {
                 preview_line(&["new-a.txt"], json!({"kind": "suffix", "suffix": ".bak"})),
             ],
         );
+        sandbox.assert_log(&output.stderr);
         let texts = texts(&output);
         // The pack's own code answered (rewritten, it would trap on 0xCC).
-        assert_eq!(texts[2], "new-a.txt: no such file");
-        if namespaces {
+        assert_eq!(texts[2], "new-a.txt: no such file", "{sandbox:?}");
+        if sandbox == Sandbox::Namespaces {
             // A library the agent loads is read-only in the namespaces.
             assert_eq!(
                 texts[1],

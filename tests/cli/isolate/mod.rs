@@ -12,6 +12,7 @@ mod file_state;
 mod handover;
 mod hostile;
 mod namespaces;
+mod no_user_namespaces;
 mod overrun;
 mod parity;
 mod reach;
@@ -19,6 +20,7 @@ mod reach_as_user;
 mod records;
 mod sandbox;
 mod seccomp;
+mod secrets;
 mod start_records;
 mod status;
 

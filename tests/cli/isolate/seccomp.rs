@@ -1,6 +1,7 @@
 //! The seccomp filter of an isolated pack's process (`xcsh-pack-host/src/seccomp.rs`),
 //! in xcsh's own namespaces (no `bwrap` on `PATH`) and under Landlock
-//! alone (`namespaces = false`): a
+//! alone, both as the config asks (`namespaces = false`) and where user
+//! namespaces are unavailable (`no_user_namespaces`): a
 //! hostile pack starts processes, traces, uses key rings, namespaces,
 //! mounts, io_uring and a terminal's input, and reaches UDP and Unix
 //! sockets the test listens on. Each act is refused with the kernel's error, nothing reaches the
@@ -17,6 +18,7 @@ use serde_json::json;
 use tempfile::TempDir;
 
 use super::hostile::{call, hostile, isolated, landlock_only, run_between, texts};
+use super::no_user_namespaces::{CANNOT, warning, without_user_namespaces};
 use super::sandbox::outside;
 use crate::support::{Env, arg};
 
@@ -30,9 +32,15 @@ enum Engine {
     Namespaces,
     /// `namespaces = false`: the Landlock sandbox alone.
     LandlockOnly,
+    /// The Landlock sandbox alone, where no user namespace can be made.
+    Unavailable,
 }
 
-const BOTH: [Engine; 2] = [Engine::Namespaces, Engine::LandlockOnly];
+const ENGINES: [Engine; 3] = [
+    Engine::Namespaces,
+    Engine::LandlockOnly,
+    Engine::Unavailable,
+];
 
 /// `xcsh ARGS` running its packs on `engine`, with `grants` for the
 /// hostile pack in the user's config.
@@ -49,6 +57,7 @@ fn xcsh(env: &Env, engine: Engine, grants: &[&str], command: Command) -> Command
     match engine {
         Engine::Namespaces => command,
         Engine::LandlockOnly => landlock_only(command),
+        Engine::Unavailable => without_user_namespaces(&command),
     }
 }
 
@@ -56,8 +65,14 @@ fn xcsh(env: &Env, engine: Engine, grants: &[&str], command: Command) -> Command
 /// between a preview and its apply; what the hostile pack's calls got.
 fn attack(env: &Env, engine: Engine, grants: &[&str], calls: &[String]) -> Vec<String> {
     let command = xcsh(env, engine, grants, isolated(env));
-    let texts = texts(&run_between(env, command, calls));
-    texts[1..=calls.len()].to_vec()
+    let output = run_between(env, command, calls);
+    // Where namespaces are unavailable, the agent found out and said so.
+    assert_eq!(
+        output.stderr.contains(&warning()),
+        engine == Engine::Unavailable,
+        "{engine:?}: {output:?}"
+    );
+    texts(&output)[1..=calls.len()].to_vec()
 }
 
 /// The status `xcsh tools` gives the hostile pack.
@@ -90,6 +105,14 @@ fn the_status_says_the_filter_is_in_force() {
             .ends_with(", seccomp), may write the working directory, no network, no processes"),
         "{line}"
     );
+    let line = status(Engine::Unavailable, &[]);
+    assert!(
+        line.contains(&format!(
+            ", isolated, sandboxed (Landlock only: {CANNOT}; Landlock ABI "
+        )) && line
+            .ends_with(", seccomp), may write the working directory, no network, no processes"),
+        "{line}"
+    );
     // Granted everything, Landlock is left out; the filter is not.
     let line = status(
         Engine::LandlockOnly,
@@ -103,7 +126,7 @@ fn the_status_says_the_filter_is_in_force() {
 
 #[test]
 fn starting_a_process_is_refused_unless_granted() {
-    for engine in BOTH {
+    for engine in ENGINES {
         let env = Env::new();
         let calls = [
             call("start_process", json!({})),
@@ -131,7 +154,7 @@ fn starting_a_process_is_refused_unless_granted() {
 
 #[test]
 fn threads_still_start() {
-    for engine in BOTH {
+    for engine in ENGINES {
         let env = Env::new();
         assert_eq!(
             attack(&env, engine, &[], &[call("start_thread", json!({}))]),
@@ -161,7 +184,7 @@ fn tracing_key_rings_namespaces_mounts_and_io_uring_are_refused_whatever_is_gran
         .iter()
         .map(|(_, what)| format!("{what}: {REFUSED}"))
         .collect();
-    for engine in BOTH {
+    for engine in ENGINES {
         for grants in [&[][..], &["network", "write-anywhere", "processes"]] {
             let env = Env::new();
             assert_eq!(
@@ -178,7 +201,7 @@ fn tracing_key_rings_namespaces_mounts_and_io_uring_are_refused_whatever_is_gran
 /// Landlock; the filter refuses `TIOCSTI` all the same.
 #[test]
 fn typing_into_a_terminal_is_refused_even_granted_everything() {
-    for engine in BOTH {
+    for engine in ENGINES {
         let env = Env::new();
         assert_eq!(
             attack(
@@ -208,7 +231,7 @@ fn nothing_arrives(socket: &UdpSocket) {
 
 #[test]
 fn udp_over_ipv4_and_ipv6_reaches_nothing() {
-    for engine in BOTH {
+    for engine in ENGINES {
         let v4 = UdpSocket::bind("127.0.0.1:0").unwrap();
         let v6 = UdpSocket::bind("[::1]:0").unwrap();
         let env = Env::new();
@@ -255,7 +278,7 @@ fn listen_abstract(name: &str) -> UnixListener {
 
 #[test]
 fn unix_sockets_with_a_path_or_abstract_are_refused() {
-    for engine in BOTH {
+    for engine in ENGINES {
         let env = Env::new();
         // Outside the working and temporary directories (so visible,
         // read-only, in the namespaces too), and inside the working one.
@@ -289,7 +312,7 @@ fn unix_sockets_with_a_path_or_abstract_are_refused() {
 
 #[test]
 fn network_lets_the_pack_reach_a_unix_socket() {
-    for engine in BOTH {
+    for engine in ENGINES {
         let env = Env::new();
         let path = env.work().join("inside.sock");
         let listener = UnixListener::bind(&path).unwrap();

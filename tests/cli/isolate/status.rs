@@ -3,11 +3,9 @@
 
 use serde_json::json;
 
-use std::path::Path;
-use std::process::Command;
-
-use super::hostile::{call, hostile, isolated, landlock_only, run_between, texts, with_program};
-use crate::support::{Env, XCSH, arg, canonical, path_without_bwrap};
+use super::hostile::{call, hostile, isolated, landlock_only, run_between, texts};
+use super::no_user_namespaces::{CANNOT, without_user_namespaces};
+use crate::support::{Env, arg, canonical};
 
 /// The `kill_parent` line of `xcsh tools` over the hostile pack, and the
 /// whole output.
@@ -73,30 +71,6 @@ fn namespaces_can_be_turned_off_and_the_status_says_so() {
         "{line}"
     );
 }
-
-/// `command` run where no user namespace can be created: in a user
-/// namespace of its own (util-linux's `unshare`) whose limit of user
-/// namespaces inside is 0, as `user.max_user_namespaces = 0` makes it for
-/// a whole machine.
-fn without_user_namespaces(command: &Command) -> Command {
-    let mut wrapped = with_program(
-        command,
-        Path::new("unshare"),
-        &[
-            "--user".as_ref(),
-            "--map-root-user".as_ref(),
-            "sh".as_ref(),
-            "-c".as_ref(),
-            "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"".as_ref(),
-            "sh".as_ref(),
-            XCSH.as_ref(),
-        ],
-    );
-    wrapped.env("PATH", path_without_bwrap());
-    wrapped
-}
-
-const CANNOT: &str = "the namespace sandbox cannot be set up here (xcsh namespaces: cannot create the namespaces: ENOSPC: No space left on device)";
 
 #[test]
 fn where_user_namespaces_are_unavailable_landlock_is_left_and_the_status_says_why() {

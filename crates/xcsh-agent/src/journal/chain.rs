@@ -13,9 +13,11 @@
 //!
 //! Readers (and later entry kinds, such as undo records) may add fields
 //! anywhere before `seq`; the chain covers them. The key (32 random bytes,
-//! hex, in `journal.key` in the user's xcsh data directory, mode 0600) is
-//! what keeps anything that can write the working directory, but not
-//! read the user's files, from writing a chain that verifies. What a chain
+//! hex, in `journal.key` in the private directory of the user's xcsh data
+//! directory, `{data}/private`, mode 0600, see
+//! [`xcsh_sources::private_dir`]) is what keeps anything that can write
+//! the working directory, but not read the user's secrets, from writing a
+//! chain that verifies: no isolated pack can read that directory. What a chain
 //! alone cannot show is entries cut off at the end: the
 //! [`anchor`](super::anchor) kept beside it does.
 
@@ -25,7 +27,9 @@ use hmac::{KeyInit as _, Mac as _};
 
 type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
-/// The key file's name in the user's xcsh data directory.
+/// The key file's name in the private directory of the user's xcsh data
+/// directory (in the data directory itself before that; moved in when
+/// found there).
 pub const KEY_FILE_NAME: &str = "journal.key";
 
 /// The end every sealed line has: `,"chain":"` 64 hex digits `"}`.
@@ -43,15 +47,18 @@ impl std::fmt::Debug for Key {
 }
 
 impl Key {
-    /// The user's key from `data` (the xcsh data directory), created there
-    /// if `create` and missing.
+    /// The user's key from the private directory of `data` (the xcsh data
+    /// directory), created there if `create` and missing; an older key in
+    /// `data` itself is moved in first ([`xcsh_sources::private_dir::prepare`]).
     ///
     /// # Errors
     ///
-    /// The key cannot be read or created, or its file is not private to
-    /// the user (a message naming the file and the fix).
+    /// The key cannot be read or created, or its file or the private
+    /// directory is not private to the user (a message naming the path
+    /// and the fix).
     pub fn of_user(data: &Path, create: bool) -> Result<Self, String> {
-        let path = data.join(KEY_FILE_NAME);
+        let dir = xcsh_sources::private_dir::prepare(data)?;
+        let path = dir.join(KEY_FILE_NAME);
         match read_key(&path)? {
             Some(key) => return Ok(key),
             None if create => {}
@@ -70,7 +77,7 @@ impl Key {
             std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
             std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         }
-        let written = builder.create(data).and_then(|()| {
+        let written = builder.create(&dir).and_then(|()| {
             let mut file = options.open(&path)?;
             std::io::Write::write_all(&mut file, format!("{hex}\n").as_bytes())?;
             file.sync_all()
@@ -217,7 +224,7 @@ mod tests {
         let key = Key::of_user(dir.path(), true).unwrap();
         let again = Key::of_user(dir.path(), false).unwrap();
         assert_eq!(key.link("", "x"), again.link("", "x"));
-        let path = dir.path().join(KEY_FILE_NAME);
+        let path = dir.path().join("private").join(KEY_FILE_NAME);
         assert_eq!(
             std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o600

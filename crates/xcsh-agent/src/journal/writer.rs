@@ -12,12 +12,24 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{SecondsFormat, Utc};
-use serde_json::{Map, Value};
 use xcsh_core::{Journal, JournalEntry, JournalEvent};
 
 use super::chain::Key;
 use super::held::Held;
 pub use super::held::SYNC_EVERY;
+
+/// One journal line's fields, written straight to its text (no
+/// intermediate JSON value: an entry is on the hot path of every push and
+/// resolve).
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    time: String,
+    session: &'a str,
+    pack: Option<&'a str>,
+    version: Option<&'a str>,
+    #[serde(flatten)]
+    entry: &'a JournalEntry,
+}
 
 /// Each tool's pack name and version (`None` for built-ins).
 pub type PackOf = HashMap<String, Option<(String, String)>>;
@@ -92,27 +104,24 @@ impl FileJournal {
     /// `entry` as one journal line (without the line break): the time, the
     /// session, the pack and its version, then the entry's fields.
     pub fn line(&self, entry: &JournalEntry) -> String {
-        let mut line = Map::new();
-        line.insert(
-            "time".into(),
-            Utc::now()
-                .to_rfc3339_opts(SecondsFormat::Millis, true)
-                .into(),
-        );
-        line.insert("session".into(), self.session.clone().into());
         let (pack, version) = match self.packs.get(&entry.tool) {
-            Some(Some((pack, version))) => {
-                (Value::from(pack.clone()), Value::from(version.clone()))
-            }
-            Some(None) => (Value::from(crate::approve::BUILT_IN_PACK), Value::Null),
-            None => (Value::Null, Value::Null),
+            Some(Some((pack, version))) => (Some(pack.as_str()), Some(version.as_str())),
+            Some(None) => (Some(crate::approve::BUILT_IN_PACK), None),
+            None => (None, None),
         };
-        line.insert("pack".into(), pack);
-        line.insert("version".into(), version);
-        if let Ok(Value::Object(fields)) = serde_json::to_value(entry) {
-            line.extend(fields);
-        }
-        Value::Object(line).to_string()
+        let line = Line {
+            time: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+            session: &self.session,
+            pack,
+            version,
+            entry,
+        };
+        serde_json::to_string(&line).unwrap_or_else(|error| {
+            // Only a map with keys that are not strings fails, and an
+            // entry has none: said in the journal rather than lost.
+            serde_json::json!({"time": line.time, "session": self.session, "error": error.to_string()})
+                .to_string()
+        })
     }
 
     /// Seals `fields` after the file's last entry and appends it, under
