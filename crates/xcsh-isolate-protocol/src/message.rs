@@ -117,6 +117,7 @@ pub struct SandboxRequest {
     /// one: at each directory above it, every other entry is readable, not
     /// the one on the way to it (so an entry made there after the process
     /// started is not readable either).
+    #[serde(with = "crate::path_bytes::list")]
     pub hidden: Vec<PathBuf>,
 }
 
