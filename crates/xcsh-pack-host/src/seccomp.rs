@@ -25,7 +25,13 @@
 //!   process's resource limits (`prlimit64` with a pid other than 0 and
 //!   new limits): without namespaces the agent is its parent, a megabyte
 //!   of memory kills it, and any process of the same user may set
-//!   another's without privilege, which Landlock does not cover;
+//!   another's without privilege, which Landlock does not cover; and
+//!   setting another process's scheduling (`setpriority` and
+//!   `ioprio_set` but for the calling thread, `sched_setscheduler`,
+//!   `sched_setparam`, `sched_setattr` with a pid other than 0): nice 19,
+//!   the idle I/O class or the idle policy would starve the agent. A pack
+//!   can still set its own threads' scheduling each from the thread
+//!   itself, not another thread's by its id;
 //! - unless granted `processes`: starting a process (`fork`, `vfork`,
 //!   `clone` without `CLONE_THREAD`, `execve`, `execveat`), so the
 //!   address-space limit, which is per process, bounds the whole pack.
@@ -242,6 +248,28 @@ mod imp {
                 SeccompCondition::new(2, SeccompCmpArgLen::Qword, SeccompCmpOp::Ne, 0)?,
             ])?],
         );
+        // Another process's scheduling: without namespaces the agent's,
+        // set to nice 19, the idle I/O class or the idle policy by any
+        // process of the same user, would starve it. Only the calling
+        // thread's own (`who`/pid 0) stays allowed; `setpriority` and
+        // `ioprio_set` for a process group or a user (all of the user's
+        // processes, the agent's among them) are refused.
+        let own_only = |which: u64| -> Result<Vec<SeccompRule>, BackendError> {
+            Ok(vec![
+                rule(0, SeccompCmpOp::Ne, which)?,
+                rule(1, SeccompCmpOp::Ne, 0)?,
+            ])
+        };
+        rules.insert(libc::SYS_setpriority, own_only(libc::PRIO_PROCESS as u64)?);
+        // IOPRIO_WHO_PROCESS.
+        rules.insert(libc::SYS_ioprio_set, own_only(1)?);
+        for call in [
+            libc::SYS_sched_setscheduler,
+            libc::SYS_sched_setparam,
+            libc::SYS_sched_setattr,
+        ] {
+            rules.insert(call, vec![rule(0, SeccompCmpOp::Ne, 0)?]);
+        }
         // Without namespaces nothing makes the files outside the writable
         // directories read-only, and Landlock does not cover metadata:
         // changing any file's mode, owner, times or extended attributes
@@ -443,6 +471,9 @@ mod tests {
             assert!(map.contains_key(&libc::SYS_vhangup));
             assert_eq!(map[&libc::SYS_ioctl].len(), 5);
             assert_eq!(map[&libc::SYS_prlimit64].len(), 1);
+            assert_eq!(map[&libc::SYS_setpriority].len(), 2);
+            assert_eq!(map[&libc::SYS_ioprio_set].len(), 2);
+            assert_eq!(map[&libc::SYS_sched_setscheduler].len(), 1);
         }
     }
 

@@ -6,15 +6,15 @@
 //! `no_user_namespaces`: the first pack's start fails in xcsh's namespace
 //! engine, the agent says so on standard error and starts it again in
 //! Landlock alone; the test checks it did). The pack signals its parent,
-//! lowers its resource limits and its priority, reads `/proc` for the
+//! lowers its resource limits and its scheduling, reads `/proc` for the
 //! agent's secret, hangs up the terminal it would share with the REPL,
 //! changes the metadata of a file outside its sandbox, uses descriptors the
 //! agent inherited, and plants hooks in a nested repository. Each time the
 //! agent answers every call, an in-process pack's pending rename and the
 //! hostile pack's own pending action still apply, and nothing outside
 //! changed, with the same answers in both ways to the fallback; the nested
-//! repository's hooks, and the agent's priority, are kept with namespaces
-//! only (docs/isolation.md's table says so).
+//! repository's hooks are kept with namespaces only (docs/isolation.md's
+//! table says so).
 
 use std::io::ErrorKind;
 use std::net::{TcpListener, TcpStream};
@@ -199,14 +199,13 @@ fn lowering_its_parent_s_limits_never_reaches_the_agent() {
     }
 }
 
-/// The gap docs/isolation.md states: without namespaces a pack can lower
-/// the agent's scheduling priority (any process of the user may; the C
-/// library sets its own threads' by their ids, which a filter cannot tell
-/// from the agent's). It slows the agent, never stops it: every call is
-/// still answered. In namespaces its parent is its sandbox's first
-/// process, which refuses.
+/// The agent's scheduling: nice 19, the idle I/O class, the idle policy
+/// for its parent (the agent, where no PID namespace hides it; else the
+/// sandbox's first process). Any process of the same user may set them,
+/// and Landlock does not cover them: the seccomp filter refuses them but
+/// for the calling thread.
 #[test]
-fn lowering_its_parent_s_priority_slows_the_agent_only_without_namespaces() {
+fn lowering_its_parent_s_scheduling_never_reaches_the_agent() {
     for mode in MODES {
         let env = Env::new();
         mode.configure(&env, "");
@@ -216,13 +215,11 @@ fn lowering_its_parent_s_priority_slows_the_agent_only_without_namespaces() {
             run_command(&env, mode),
             vec![call("nice_parent", json!({}))],
         );
-        let answer = match mode {
-            Mode::Namespaces => REFUSED,
-            Mode::Fallback | Mode::Unavailable => "done",
-        };
         assert_eq!(
             answers,
-            [format!("nice 19 for its parent: {answer}")],
+            [format!(
+                "nice 19 for its parent: {REFUSED}; idle I/O: {REFUSED}; idle policy: {REFUSED}"
+            )],
             "{mode:?}"
         );
     }
