@@ -49,7 +49,7 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
             writeln!(
                 out,
                 "No journal: {} is not a trusted directory and there is no user data directory to keep its journal in.",
-                cwd.display()
+                xcsh_text::escape::path(&cwd)
             )?;
             return Ok(());
         }
@@ -64,13 +64,18 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
             if !args.json {
-                writeln!(out, "No journal yet: {} does not exist.", path.display())?;
+                writeln!(
+                    out,
+                    "No journal yet: {} does not exist.",
+                    xcsh_text::escape::path(&path)
+                )?;
             }
             return Ok(());
         }
         Err(error) => {
-            return Err(error)
-                .with_context(|| format!("cannot read the journal {}", path.display()));
+            return Err(error).with_context(|| {
+                format!("cannot read the journal {}", xcsh_text::escape::path(&path))
+            });
         }
     };
     let mut last = std::collections::VecDeque::with_capacity(args.last.min(4096));
@@ -81,8 +86,9 @@ pub fn show(args: &JournalArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<(
             Ok(None) => break,
             Err(error) if error.kind() == io::ErrorKind::InvalidData => error.to_string(),
             Err(error) => {
-                return Err(error)
-                    .with_context(|| format!("cannot read the journal {}", path.display()));
+                return Err(error).with_context(|| {
+                    format!("cannot read the journal {}", xcsh_text::escape::path(&path))
+                });
             }
         };
         if line.trim().is_empty() || args.last == 0 {
@@ -111,25 +117,33 @@ fn verify(path: &Path, user: &UserDirs, out: &mut impl io::Write) -> anyhow::Res
         match user.data.as_deref().and_then(|data| {
             journal::anchor::path_for(&data.join(journal::anchor::ANCHORS_DIR), path)
         }) {
-            Some(at) => journal::anchor::read(&at)
-                .with_context(|| format!("cannot read the journal's anchor {}", at.display()))?,
+            Some(at) => journal::anchor::read(&at).with_context(|| {
+                format!(
+                    "cannot read the journal's anchor {}",
+                    xcsh_text::escape::path(&at)
+                )
+            })?,
             None => None,
         };
-    let verdict = journal::verify::verify(path, &key, anchor.as_ref())
-        .with_context(|| format!("cannot verify the journal {}", path.display()))?;
+    let verdict = journal::verify::verify(path, &key, anchor.as_ref()).with_context(|| {
+        format!(
+            "cannot verify the journal {}",
+            xcsh_text::escape::path(path)
+        )
+    })?;
     match verdict {
         journal::verify::Verdict::Intact(count) => {
             writeln!(
                 out,
                 "Journal {} verifies: {count} entr{} chained, none edited, removed or moved.",
-                path.display(),
+                xcsh_text::escape::path(path),
                 if count == 1 { "y" } else { "ies" }
             )?;
             Ok(())
         }
         journal::verify::Verdict::Broken { line, why } => Err(anyhow::anyhow!(
             "journal {}: entry {line} breaks the chain: {why}",
-            path.display()
+            xcsh_text::escape::path(path)
         )),
     }
 }

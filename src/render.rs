@@ -152,7 +152,7 @@ pub fn loaded_packs(report: &LoadReport) -> Vec<String> {
                 escape::line(&pack.name),
                 escape::line(&pack.version),
                 built(pack.built),
-                escape::line(&pack.path.display().to_string())
+                escape::path(&pack.path)
             )
         })
         .collect()

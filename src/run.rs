@@ -35,7 +35,8 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 pub fn run(agent: &Agent, args: &RunArgs) -> anyhow::Result<()> {
     let source: Box<dyn Read + Send> = match &args.file {
         Some(path) if path != Path::new("-") => Box::new(
-            File::open(path).with_context(|| format!("cannot open script {}", path.display()))?,
+            File::open(path)
+                .with_context(|| format!("cannot open script {}", xcsh_text::escape::path(path)))?,
         ),
         // `Stdin` rather than its lock, which stays on one thread.
         _ => Box::new(io::stdin()),

@@ -107,7 +107,11 @@ pub fn to_text(agent: &Agent) -> String {
             .map(|f| escape::line(&f.to_string()).into_owned()),
     );
     lines.extend(report.conflicts.iter().map(|conflict| {
-        escape::line(&format!("{conflict} (in {})", conflict.path.display())).into_owned()
+        escape::line(&format!(
+            "{conflict} (in {})",
+            xcsh_text::escape::path(&conflict.path)
+        ))
+        .into_owned()
     }));
     lines.extend(agent.installed.iter().map(|pack| {
         let record = pack.record();
@@ -116,7 +120,7 @@ pub fn to_text(agent: &Agent) -> String {
             "Installed tool pack {} {} at {} ({}): {}",
             record.name,
             record.version,
-            record.path.display(),
+            xcsh_text::escape::path(&record.path),
             installed_state(pack),
             tools.join(", ")
         ))
@@ -142,7 +146,7 @@ fn describe_loaded(agent: &Agent, pack: &xcsh_loader::LoadedPack) -> String {
         "{} {} ({})",
         escape::line(&pack.name),
         escape::line(&pack.version),
-        escape::line(&pack.path.display().to_string())
+        escape::path(&pack.path)
     );
     if let Some(isolated) = agent.isolation(&pack.path) {
         source.push_str(&format!(
@@ -166,7 +170,7 @@ fn describe_installed(pack: &xcsh_installed::LazyPack) -> String {
         "{} {} ({}), {}",
         escape::line(&record.name),
         escape::line(&record.version),
-        escape::line(&record.path.display().to_string()),
+        escape::path(&record.path),
         installed_state(pack)
     )
 }

@@ -10,6 +10,7 @@ use xcsh_sources::UserDirs;
 use xcsh_sources::project::Project;
 use xcsh_sources::trust_store::{ProjectRecord, TRUST_FILE_NAME, TrustStore};
 use xcsh_text::count;
+use xcsh_text::escape::path as shown;
 
 use crate::cli::TrustArgs;
 
@@ -28,7 +29,7 @@ pub fn run(args: &TrustArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<()> 
         .context("no user data directory to keep the trusted projects in")?;
     // From reading the record to writing it back, one `xcsh trust` at a time.
     let _one_writer = xcsh_sources::file_lock::lock(&store_path)
-        .with_context(|| format!("cannot lock trust file {}", store_path.display()))?;
+        .with_context(|| format!("cannot lock trust file {}", shown(&store_path)))?;
     let mut store = TrustStore::load(&store_path)?;
     let mut out = io::stdout().lock();
     if args.list {
@@ -39,14 +40,14 @@ pub fn run(args: &TrustArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<()> 
     if args.revoke {
         let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
         if store.projects.remove(&dir).is_none() {
-            anyhow::bail!("{} is not a trusted project", dir.display());
+            anyhow::bail!("{} is not a trusted project", shown(&dir));
         }
         store.save(&store_path)?;
-        writeln!(out, "Revoked trust in {}", dir.display())?;
+        writeln!(out, "Revoked trust in {}", shown(&dir))?;
         return Ok(());
     }
     let dir =
-        std::fs::canonicalize(&dir).with_context(|| format!("cannot trust {}", dir.display()))?;
+        std::fs::canonicalize(&dir).with_context(|| format!("cannot trust {}", shown(&dir)))?;
     let project = Project::at(&dir);
     let record = project.snapshot()?;
     write!(out, "{}", trusted(&project, &record))?;
@@ -57,14 +58,14 @@ pub fn run(args: &TrustArgs, cwd: &Path, user: &UserDirs) -> anyhow::Result<()> 
 
 /// What `xcsh trust DIR` prints: what was trusted, with its hashes.
 fn trusted(project: &Project, record: &ProjectRecord) -> String {
-    let mut out = format!("Trusted {}: {}\n", project.dir.display(), summary(record));
+    let mut out = format!("Trusted {}: {}\n", shown(&project.dir), summary(record));
     let config = record.config.as_ref().map(|hash| (&project.config, hash));
     let registry = record
         .registry
         .as_ref()
         .map(|hash| (&project.registry, hash));
     for (path, hash) in config.into_iter().chain(registry).chain(&record.packs) {
-        out.push_str(&format!("  {hash}  {}\n", path.display()));
+        out.push_str(&format!("  {hash}  {}\n", shown(path)));
     }
     out
 }
@@ -94,7 +95,7 @@ fn list(store: &TrustStore) -> String {
     }
     let mut out = String::new();
     for (dir, record) in &store.projects {
-        out.push_str(&format!("{}: {}\n", dir.display(), summary(record)));
+        out.push_str(&format!("{}: {}\n", shown(dir), summary(record)));
     }
     out
 }

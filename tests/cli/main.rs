@@ -6,6 +6,7 @@ mod agent;
 mod agent_local;
 mod agent_server;
 mod approvals;
+mod bytes_paths;
 mod confinement;
 mod crash;
 mod discovery;

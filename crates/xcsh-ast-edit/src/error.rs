@@ -40,7 +40,7 @@ pub enum AstEditError {
         reason: String,
     },
     /// The path to search does not exist or cannot be read.
-    #[error("cannot read path {}", path.display())]
+    #[error("cannot read path {}", xcsh_safe_fs::name::shown(path))]
     Path {
         /// The path, resolved against the working directory.
         path: PathBuf,

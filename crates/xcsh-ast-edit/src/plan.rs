@@ -207,7 +207,9 @@ fn resolve_target(
     // The path must exist: resolved by the OS, so a missing or unreadable
     // one is named as given.
     let path = match requested {
-        Some(requested) => canonical(&cwd.join(requested))?,
+        // Taken back as printed: a name whose bytes are not UTF-8 is
+        // given as `\xNN`.
+        Some(requested) => canonical(&cwd.join(xcsh_safe_fs::name::given(cwd, requested)))?,
         None => root.clone(),
     };
     if !options.allow_outside_root && !path.starts_with(&root) {
@@ -230,11 +232,13 @@ fn resolve_target(
     })
 }
 
-/// `path` relative to `cwd` when it lies under it, else as it is.
+/// `path` relative to `cwd` when it lies under it, else as it is, as xcsh
+/// prints paths (control characters and bytes that are not UTF-8
+/// escaped; the tool takes that form back as a path argument).
 fn display_path(path: &Path, cwd: &Path) -> String {
     let shown: PathBuf = match path.strip_prefix(cwd) {
         Ok(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
         _ => path.to_path_buf(),
     };
-    shown.display().to_string()
+    xcsh_safe_fs::name::shown(&shown).into_owned()
 }

@@ -94,7 +94,8 @@ typedef struct XcshHost {
   uint32_t abi_version;
   // The host's own; the pack never reads it.
   const void *host_data;
-  // The session's working directory.
+  // The session's working directory, byte for byte: on Unix a path
+  // need not be UTF-8.
   struct XcshStr cwd;
   // True when the user started xcsh with `--allow-outside-root`.
   bool outside_root_allowed;
@@ -118,9 +119,10 @@ typedef struct XcshHost {
   bool (*is_cancelled)(const struct XcshCall *call);
   // Resolves `path` (relative to the working directory, or absolute) as
   // the agent's own tools do: `.` and `..` applied, every link
-  // followed. Writes the resolved path, or on [`XCSH_OUTSIDE_ROOT`] or
-  // [`XCSH_INVALID_ARGUMENT`] the host's message, to `resolved` (freed
-  // with `free_string`).
+  // followed, a name printed with `\xNN` escapes taken back as its
+  // bytes. Writes the resolved path (its bytes, which on Unix need not
+  // be UTF-8), or on [`XCSH_OUTSIDE_ROOT`] or [`XCSH_INVALID_ARGUMENT`]
+  // the host's message, to `resolved` (freed with `free_string`).
   XcshStatus (*confine_path)(const struct XcshCall *call,
                              struct XcshStr path,
                              struct XcshString *resolved);
@@ -142,7 +144,8 @@ typedef struct XcshCall {
   const struct XcshHost *host;
   // The call's id.
   struct XcshStr call_id;
-  // The session's working directory.
+  // The session's working directory, byte for byte: on Unix a path
+  // need not be UTF-8.
   struct XcshStr cwd;
   // The host's own; the pack never reads it.
   const void *call_data;

@@ -141,7 +141,8 @@ pub struct XcshCall {
     pub host: *const XcshHost,
     /// The call's id.
     pub call_id: XcshStr,
-    /// The session's working directory.
+    /// The session's working directory, byte for byte: on Unix a path
+    /// need not be UTF-8.
     pub cwd: XcshStr,
     /// The host's own; the pack never reads it.
     pub call_data: *const c_void,
@@ -219,7 +220,8 @@ pub struct XcshHost {
     pub abi_version: u32,
     /// The host's own; the pack never reads it.
     pub host_data: *const c_void,
-    /// The session's working directory.
+    /// The session's working directory, byte for byte: on Unix a path
+    /// need not be UTF-8.
     pub cwd: XcshStr,
     /// True when the user started xcsh with `--allow-outside-root`.
     pub outside_root_allowed: bool,
@@ -245,9 +247,10 @@ pub struct XcshHost {
     pub is_cancelled: unsafe extern "C" fn(call: *const XcshCall) -> bool,
     /// Resolves `path` (relative to the working directory, or absolute) as
     /// the agent's own tools do: `.` and `..` applied, every link
-    /// followed. Writes the resolved path, or on [`XCSH_OUTSIDE_ROOT`] or
-    /// [`XCSH_INVALID_ARGUMENT`] the host's message, to `resolved` (freed
-    /// with `free_string`).
+    /// followed, a name printed with `\xNN` escapes taken back as its
+    /// bytes. Writes the resolved path (its bytes, which on Unix need not
+    /// be UTF-8), or on [`XCSH_OUTSIDE_ROOT`] or [`XCSH_INVALID_ARGUMENT`]
+    /// the host's message, to `resolved` (freed with `free_string`).
     pub confine_path: unsafe extern "C" fn(
         call: *const XcshCall,
         path: XcshStr,
@@ -337,6 +340,14 @@ impl XcshStr {
         Self {
             ptr: text.as_ptr().cast(),
             len: text.len(),
+        }
+    }
+
+    /// A borrowed view of `bytes` (a path's, which need not be UTF-8).
+    pub const fn from_bytes(bytes: &[u8]) -> Self {
+        Self {
+            ptr: bytes.as_ptr().cast(),
+            len: bytes.len(),
         }
     }
 

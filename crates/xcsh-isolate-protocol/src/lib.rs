@@ -59,6 +59,7 @@ pub mod frame;
 mod hello;
 mod message;
 mod namespace_plan;
+mod path_bytes;
 
 pub use error_line::error_line;
 pub use frame::FrameError;

@@ -68,8 +68,10 @@ pub struct OpenPack {
     /// The canonical path of the pack's library, for messages only: the
     /// library itself is the sealed copy at [`PACK_FD`], checked by the
     /// host's trust policy.
+    #[serde(with = "crate::path_bytes")]
     pub path: PathBuf,
     /// The session's working directory.
+    #[serde(with = "crate::path_bytes")]
     pub cwd: PathBuf,
     /// The sandbox to enter before opening the pack.
     pub sandbox: SandboxRequest,
@@ -89,6 +91,7 @@ pub struct OpenPack {
 pub struct SandboxRequest {
     /// Directories the pack may write beneath (the session's working
     /// directory and temporary directory).
+    #[serde(with = "crate::path_bytes::list")]
     pub writable: Vec<PathBuf>,
     /// Write anywhere (the `write-anywhere` capability).
     pub write_anywhere: bool,
@@ -114,6 +117,7 @@ pub struct SandboxRequest {
     /// one: at each directory above it, every other entry is readable, not
     /// the one on the way to it (so an entry made there after the process
     /// started is not readable either).
+    #[serde(with = "crate::path_bytes::list")]
     pub hidden: Vec<PathBuf>,
 }
 
@@ -232,6 +236,7 @@ pub struct Opened {
     /// version 2).
     pub abi_version: String,
     /// The library's canonical path.
+    #[serde(with = "crate::path_bytes")]
     pub path: PathBuf,
     /// Its tools, in the pack's order.
     pub tools: Vec<ToolSpec>,

@@ -26,6 +26,7 @@ pub struct NamespacePlan {
     /// The mounts, in order; each path is the same outside and inside.
     pub mounts: Vec<MountStep>,
     /// Where the process starts.
+    #[serde(with = "crate::path_bytes")]
     pub cwd: PathBuf,
     /// The agent's process id: a process whose parent is no longer that
     /// one (the agent died while starting it) stops at once.
@@ -44,15 +45,16 @@ pub enum MountStep {
     },
     /// A minimal `/dev` at this path: `null`, `zero`, `full`, `random`,
     /// `urandom` and `tty`, no other device (`--dev`).
-    Dev(PathBuf),
+    Dev(#[serde(with = "crate::path_bytes")] PathBuf),
     /// A `/proc` of the process's own PID namespace (`--proc`).
-    Proc(PathBuf),
+    Proc(#[serde(with = "crate::path_bytes")] PathBuf),
     /// An empty private directory (`--tmpfs`).
-    Tmpfs(PathBuf),
+    Tmpfs(#[serde(with = "crate::path_bytes")] PathBuf),
     /// The path bound onto itself, with everything beneath it
     /// (`--bind`, `--ro-bind`, and their `-try` forms).
     Bind {
         /// The path, the same outside and inside.
+        #[serde(with = "crate::path_bytes")]
         path: PathBuf,
         /// Read-only, with everything beneath it.
         read_only: bool,

@@ -129,9 +129,12 @@ pub(crate) fn push_outcome(
     }
 }
 
-/// A path for the pack (lossy where it is not UTF-8).
+/// A path for the pack: the ABI's strings are UTF-8, so each byte of the
+/// path that is not part of valid UTF-8 is written `\xNN`
+/// (`xcsh_safe_fs::name::as_text`), which the SDK (1.5 and later) reads back
+/// as those bytes; an older pack sees the escapes where it saw `�` before.
 pub(crate) fn path(path: &Path) -> RString {
-    path.to_string_lossy().as_ref().into()
+    xcsh_safe_fs::name::as_text(path).as_ref().into()
 }
 
 #[cfg(test)]

@@ -15,20 +15,31 @@ pub enum LoadError {
     #[error("cannot read file: {0}")]
     Unreadable(String),
     /// The file, or its directory, can be written by other users.
-    #[error("refusing a pack writable by other users: {} (fix: chmod o-w {})", path.display(), path.display())]
+    #[error(
+        "refusing a pack writable by other users: {} (fix: chmod o-w {})",
+        xcsh_safe_fs::name::shown(path),
+        xcsh_safe_fs::name::shown(path)
+    )]
     Untrusted {
         /// The file or directory others can write.
         path: PathBuf,
     },
     /// The file, or a directory above it, can be written by its group.
-    #[error("refusing a pack writable by its group: {} (fix: chmod g-w {})", path.display(), path.display())]
+    #[error(
+        "refusing a pack writable by its group: {} (fix: chmod g-w {})",
+        xcsh_safe_fs::name::shown(path),
+        xcsh_safe_fs::name::shown(path)
+    )]
     GroupWritable {
         /// The file or directory its group can write.
         path: PathBuf,
     },
     /// The file, or a directory above it, belongs to neither root nor the
     /// user running the agent.
-    #[error("refusing a pack whose path is owned by another user (uid {uid}): {} (fix: copy the pack into a directory you own)", path.display())]
+    #[error(
+        "refusing a pack whose path is owned by another user (uid {uid}): {} (fix: copy the pack into a directory you own)",
+        xcsh_safe_fs::name::shown(path)
+    )]
     ForeignOwner {
         /// The file or directory.
         path: PathBuf,
@@ -40,7 +51,10 @@ pub enum LoadError {
     NotAFile,
     /// The file at the path is no longer the one that was checked (only
     /// where the checked file cannot be loaded through its descriptor).
-    #[error("the file was replaced while it was being loaded: {}", path.display())]
+    #[error(
+        "the file was replaced while it was being loaded: {}",
+        xcsh_safe_fs::name::shown(path)
+    )]
     Replaced {
         /// The pack's canonical path.
         path: PathBuf,
@@ -50,13 +64,19 @@ pub enum LoadError {
     NotAllowed,
     /// A project's own allow-list (which can only narrow the user's) does
     /// not list the pack.
-    #[error("not in the project's allow-list ({})", config.display())]
+    #[error(
+        "not in the project's allow-list ({})",
+        xcsh_safe_fs::name::shown(config)
+    )]
     NotAllowedByProject {
         /// The project config holding the list.
         config: PathBuf,
     },
     /// The pack's SHA-256 differs from its entry in a project's allow-list.
-    #[error("SHA-256 {actual} does not match the project's allow-list ({}) (expected {expected})", config.display())]
+    #[error(
+        "SHA-256 {actual} does not match the project's allow-list ({}) (expected {expected})",
+        xcsh_safe_fs::name::shown(config)
+    )]
     ProjectHashMismatch {
         /// The project config holding the list.
         config: PathBuf,
@@ -66,7 +86,10 @@ pub enum LoadError {
         actual: String,
     },
     /// A pack of a trusted project changed since `xcsh trust` recorded it.
-    #[error("changed since the project was trusted (SHA-256 {actual}, trusted {expected}); to load it, run: xcsh trust {}", project.display())]
+    #[error(
+        "changed since the project was trusted (SHA-256 {actual}, trusted {expected}); to load it, run: xcsh trust {}",
+        xcsh_safe_fs::name::shown(project)
+    )]
     ChangedSinceTrusted {
         /// The trusted project directory.
         project: PathBuf,
@@ -76,7 +99,10 @@ pub enum LoadError {
         actual: String,
     },
     /// An installed pack's file is not the one `xcsh pack add` pinned.
-    #[error("changed since it was added (SHA-256 {actual}, added {expected}); to use it, run: xcsh pack add {}", path.display())]
+    #[error(
+        "changed since it was added (SHA-256 {actual}, added {expected}); to use it, run: xcsh pack add {}",
+        xcsh_safe_fs::name::shown(path)
+    )]
     ChangedSinceAdded {
         /// The pack's canonical path.
         path: PathBuf,

@@ -37,7 +37,7 @@ impl fmt::Display for LoadFailure {
         write!(
             f,
             "Failed to load tool pack {}: {}",
-            self.path.display(),
+            xcsh_safe_fs::name::shown(&self.path),
             self.error
         )
     }

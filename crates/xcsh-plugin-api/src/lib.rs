@@ -42,7 +42,7 @@
 //! crate-type = ["cdylib", "rlib"]
 //!
 //! [dependencies]
-//! xcsh-plugin-api = "1.4"
+//! xcsh-plugin-api = "1.5"
 //! # or: xcsh-plugin-api = { path = "../xcsh/crates/xcsh-plugin-api" }
 //!
 //! [dev-dependencies]

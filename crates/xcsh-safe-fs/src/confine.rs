@@ -16,16 +16,17 @@ pub enum ConfineError {
     #[error(
         "path {path} is outside the working directory: it resolves to {} \
          (start xcsh with --allow-outside-root to allow this)",
-        resolved.display()
+        crate::name::shown(resolved)
     )]
     Outside {
-        /// The path as the tool was given it.
+        /// The path as the tool was given it, as people read it
+        /// ([`name::shown`](crate::name::shown)).
         path: String,
         /// Where it leads.
         resolved: PathBuf,
     },
     /// The working directory or a link on the way could not be read.
-    #[error("cannot resolve path {}: {source}", path.display())]
+    #[error("cannot resolve path {}: {source}", crate::name::shown(path))]
     Io {
         /// The path being resolved.
         path: PathBuf,
@@ -41,7 +42,9 @@ pub enum ConfineError {
 /// out), and refused when the result leaves `root` unless `allow_outside`.
 ///
 /// The path need not exist: what does not exist yet is resolved as
-/// written. The answer holds at the moment of the call; a tool that writes
+/// written. A path that names nothing as written but holds `\xNN` escapes
+/// of bytes 0x80 and above (a name as xcsh prints it) is taken as the name
+/// with those bytes ([`name::given`](crate::name::given)). The answer holds at the moment of the call; a tool that writes
 /// later should check again then (the [`WriteSet`](crate::WriteSet) of a
 /// preview does).
 ///
@@ -71,11 +74,12 @@ pub fn confine(
         move |source| ConfineError::Io { path: at, source }
     };
     let root = fs::canonicalize(root).map_err(io(root))?;
-    let joined = root.join(path);
+    let given = crate::name::given(&root, path);
+    let joined = root.join(&given);
     let resolved = resolve(&joined, 0).map_err(io(&joined))?;
     if !allow_outside && !resolved.starts_with(&root) {
         return Err(ConfineError::Outside {
-            path: path.display().to_string(),
+            path: crate::name::shown(path).into_owned(),
             resolved,
         });
     }

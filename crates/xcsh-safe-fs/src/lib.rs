@@ -16,6 +16,10 @@
 //!   links, owner, group and mode are kept. [`WriteSet::try_add`] refuses
 //!   two names of one file already at preview time.
 //!
+//! - [`name`]: paths as people read them (bytes that are not UTF-8 as
+//!   `\xNN`) and taken back as tools are given them ([`name::given`]);
+//!   [`confine`] takes them back the same way.
+//!
 //! Every error converts into the tool's `ToolError` with `?`.
 //! - [`open_regular`] / [`read_limited`]: reading only regular files,
 //!   never blocking on a named pipe or a device, with a size limit counted
@@ -41,6 +45,7 @@ mod fault {
 }
 mod hash;
 mod in_place;
+pub mod name;
 mod open;
 mod snapshot;
 mod write_set;

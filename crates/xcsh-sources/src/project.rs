@@ -227,7 +227,7 @@ impl Project {
             path: self.dir.clone(),
             origin: Origin::ProjectDir,
             problem: Problem::ChangedSinceTrusted {
-                skipped: registry.display().to_string(),
+                skipped: xcsh_text::escape::path(&registry).into_owned(),
                 changed: registry,
             },
         }
@@ -314,7 +314,10 @@ fn read_hashed(path: &Path, what: &str, limit: u64) -> anyhow::Result<Option<(St
 
 /// `a`, `a and b`, `a, b and c`.
 fn list(paths: &[&Path]) -> String {
-    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let names: Vec<String> = paths
+        .iter()
+        .map(|p| xcsh_text::escape::path(p).into_owned())
+        .collect();
     xcsh_text::and_list(&names)
 }
 

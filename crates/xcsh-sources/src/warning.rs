@@ -67,7 +67,7 @@ pub struct SourceWarning {
 
 impl fmt::Display for SourceWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (path, origin) = (self.path.display(), &self.origin);
+        let (path, origin) = (xcsh_text::escape::path(&self.path), &self.origin);
         match &self.problem {
             Problem::NotFound => write!(f, "Plugin path not found: {path} (from {origin})"),
             Problem::OnlyAnRlib(rlib) => write!(
@@ -120,7 +120,7 @@ impl fmt::Display for SourceWarning {
             Problem::NewSinceTrusted(project) => write!(
                 f,
                 "Skipped {path}: new in {} since it was trusted (to trust it again: xcsh trust {})",
-                project.display(),
+                xcsh_text::escape::path(project),
                 shell_word(project)
             ),
         }
@@ -131,7 +131,7 @@ impl fmt::Display for SourceWarning {
 pub fn not_trusted(dir: &Path) -> String {
     format!(
         "{} is not a trusted project (to trust it: xcsh trust {})",
-        dir.display(),
+        xcsh_text::escape::path(dir),
         shell_word(dir)
     )
 }
@@ -141,8 +141,8 @@ pub fn not_trusted(dir: &Path) -> String {
 pub fn changed_since_trusted(file: &Path, dir: &Path) -> String {
     format!(
         "{} changed since {} was trusted (to trust it again: xcsh trust {})",
-        file.display(),
-        dir.display(),
+        xcsh_text::escape::path(file),
+        xcsh_text::escape::path(dir),
         shell_word(dir)
     )
 }

@@ -4,9 +4,15 @@
 //! ([`and_list`], [`count`]), and paths quoted as one shell word
 //! ([`shell_word`]) for the commands xcsh tells people to run.
 //!
+//! Paths are bytes on Unix: [`escape::path`] shows each byte that is not
+//! part of valid UTF-8 as `\xNN`, [`escape::unescape_path`] reads such a
+//! name back, and [`shell_word`] quotes such a path as bash's `$'…'`.
+//!
 //! It sits below every other xcsh crate that words a message and depends on
-//! nothing: it holds no policy, only wording helpers. Tool-pack authors
-//! depend on `xcsh-plugin-api`, not on this crate.
+//! nothing: it holds no policy, only wording helpers. It is published
+//! because `xcsh-safe-fs` (and through it every tool pack) prints and reads
+//! paths with it; tool-pack authors depend on `xcsh-plugin-api`, whose
+//! `fs::name` is its path half.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

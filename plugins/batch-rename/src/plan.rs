@@ -5,16 +5,23 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use xcsh_plugin_api::fs::name;
+
 use crate::BatchRenameParams;
 use crate::rule::CompiledRule;
 
 /// One file's move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rename {
-    /// The file as the caller named it.
+    /// The file as the caller named it (bytes that are not UTF-8 as
+    /// `\xNN`, as [`name::as_text`] writes them).
     pub from_display: String,
-    /// The new path, displayed the same way.
+    /// The new path, written the same way.
     pub to_display: String,
+    /// The file relative to the working directory, as it is on disk.
+    pub from_relative: PathBuf,
+    /// The new path relative to the working directory.
+    pub to_relative: PathBuf,
     /// The file's full path.
     pub from: PathBuf,
     /// The new full path (same directory).
@@ -84,7 +91,7 @@ impl fmt::Display for PlanError {
                 f,
                 "{file}: outside the working directory (it resolves to {}); \
                  batch-rename only renames files inside it",
-                resolved.display()
+                name::shown(resolved)
             ),
             Self::Duplicate(file) => write!(f, "{file}: listed more than once"),
             Self::InvalidName { file, name } => {
@@ -138,6 +145,12 @@ fn confined(root: &Path, from: &Path, file: &str) -> Result<(PathBuf, PathBuf), 
 impl RenamePlan {
     /// Plans `params` for files under `cwd`.
     ///
+    /// A file is taken as [`name::given`] takes it: literally, or, when
+    /// nothing exists there and it holds `\xNN` escapes of bytes 0x80 and
+    /// above, as the name with those bytes (how this tool prints it). A
+    /// name that is not UTF-8 is renamed as text with those bytes written
+    /// `\xNN`, and the new name keeps them as bytes.
+    ///
     /// Every file must lie inside `cwd` once symlinks are resolved, both
     /// the file and the directory it is renamed in (`..`, absolute paths
     /// and symlinks leading out are refused). The pack only learns the
@@ -152,7 +165,8 @@ impl RenamePlan {
         let mut plan = Self::default();
         let mut sources = HashSet::new();
         for file in &params.files {
-            let from = cwd.join(file);
+            let relative = name::given(cwd, file);
+            let from = cwd.join(&relative);
             if !from.is_file() {
                 return Err(PlanError::MissingSource(file.clone()));
             }
@@ -160,13 +174,13 @@ impl RenamePlan {
             if !sources.insert(identity) {
                 return Err(PlanError::Duplicate(file.clone()));
             }
-            let name = from
+            let old_name = from
                 .file_name()
-                .ok_or_else(|| PlanError::MissingSource(file.clone()))?
-                .to_string_lossy()
-                .into_owned();
-            let new_name = rule.rename(&name);
-            if new_name == name {
+                .ok_or_else(|| PlanError::MissingSource(file.clone()))?;
+            let utf8 = old_name.to_str().is_some();
+            let old_name = name::as_text(Path::new(old_name)).into_owned();
+            let new_name = rule.rename(&old_name);
+            if new_name == old_name {
                 plan.unchanged.push(file.clone());
                 continue;
             }
@@ -176,14 +190,19 @@ impl RenamePlan {
                     name: new_name,
                 });
             }
-            let to_display = Path::new(file)
-                .with_file_name(&new_name)
-                .to_string_lossy()
-                .into_owned();
+            // A name that was bytes stays bytes: its `\xNN` are read back.
+            let new_name = if utf8 {
+                PathBuf::from(new_name)
+            } else {
+                name::from_text(&new_name)
+            };
+            let to_relative = relative.with_file_name(&new_name);
             plan.renames.push(Rename {
-                from_display: file.clone(),
-                to_display,
+                from_display: name::as_text(&relative).into_owned(),
+                to_display: name::as_text(&to_relative).into_owned(),
                 to: from.with_file_name(&new_name),
+                from_relative: relative,
+                to_relative,
                 from,
                 directory,
             });
@@ -221,28 +240,23 @@ impl RenamePlan {
         format!("{n} file{}", if n == 1 { "" } else { "s" })
     }
 
-    /// One `old → new` line per rename, each name's control characters
-    /// written as escapes (`\n`, `\r`, `\u{1b}`), so a name holding a
-    /// line break is still one line and cannot draw a line of its own.
+    /// One `old → new` line per rename, each name as xcsh prints paths
+    /// ([`name::shown`]): control characters written as escapes (`\n`,
+    /// `\r`, `\u{1b}`), so a name holding a line break is still one line
+    /// and cannot draw a line of its own, and bytes that are not UTF-8 as
+    /// `\xNN`.
     pub fn lines(&self) -> Vec<String> {
         self.renames
             .iter()
-            .map(|r| format!("{} → {}", shown(&r.from_display), shown(&r.to_display)))
+            .map(|r| {
+                format!(
+                    "{} → {}",
+                    name::shown(&r.from_relative),
+                    name::shown(&r.to_relative)
+                )
+            })
             .collect()
     }
-}
-
-/// `name` with its control characters escaped as Rust writes them.
-fn shown(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_debug().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -116,17 +116,17 @@ impl Place {
         match self {
             Self::Redirected { path, cwd } => Some(format!(
                 "{} is not a trusted directory, so nothing is written in it: this session's journal is kept in {} (xcsh journal there shows it; xcsh trust keeps it in the project)",
-                cwd.display(),
-                path.display()
+                xcsh_text::escape::path(cwd),
+                xcsh_text::escape::path(path)
             )),
             Self::Moved { path, configured } => Some(format!(
                 "the journal {} would lie in the working directory, where isolated packs may write: this session's journal is kept in {} instead (put [journal] path under .xcsh/ or outside the project)",
-                configured.display(),
-                path.display()
+                xcsh_text::escape::path(configured),
+                xcsh_text::escape::path(path)
             )),
             Self::Nowhere { cwd } => Some(format!(
                 "{} is not a trusted directory, so nothing is written in it, and there is no user data directory: this session keeps no journal",
-                cwd.display()
+                xcsh_text::escape::path(cwd)
             )),
             Self::Off | Self::Named(_) => None,
         }

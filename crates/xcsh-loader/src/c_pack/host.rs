@@ -26,7 +26,7 @@ pub(crate) struct HostTable {
     outside_root_allowed: bool,
     me: Weak<HostTable>,
     // What `table.cwd` and `table.config_json` borrow.
-    _cwd: Box<str>,
+    _cwd: Box<[u8]>,
     _config: Box<str>,
 }
 
@@ -42,16 +42,16 @@ impl HostTable {
     pub(crate) fn new(
         api: Option<CustomToolApiV2Handle>,
         pack: &str,
-        cwd: &str,
+        cwd: &std::path::Path,
         outside_root_allowed: bool,
         config: &str,
     ) -> Arc<Self> {
-        let (cwd, config): (Box<str>, Box<str>) = (cwd.into(), config.into());
+        let (cwd, config): (Box<[u8]>, Box<str>) = (path_bytes(cwd).into(), config.into());
         Arc::new_cyclic(|me: &Weak<Self>| Self {
             table: XcshHost {
                 abi_version: XCSH_PACK_ABI_VERSION,
                 host_data: me.as_ptr().cast(),
-                cwd: XcshStr::new(&cwd),
+                cwd: XcshStr::from_bytes(&cwd),
                 outside_root_allowed,
                 config_json: XcshStr::new(&config),
                 log,
@@ -125,8 +125,19 @@ unsafe fn text<'a>(string: XcshStr, what: &str) -> Result<Option<&'a str>, Strin
 ///
 /// `out` is `NULL` or points to a writable `XcshString`.
 unsafe fn write_string(out: *mut XcshString, message: &str) {
+    // SAFETY: the caller's promise.
+    unsafe { write_bytes(out, message.as_bytes()) }
+}
+
+/// Writes `message` (bytes: a path need not be UTF-8) into `out`, as
+/// [`write_string`].
+///
+/// # Safety
+///
+/// `out` is `NULL` or points to a writable `XcshString`.
+unsafe fn write_bytes(out: *mut XcshString, message: &[u8]) {
     let mut bytes = Vec::with_capacity(message.len() + 1);
-    bytes.extend_from_slice(message.as_bytes());
+    bytes.extend_from_slice(message);
     bytes.push(0);
     let len = message.len();
     let ptr = Box::into_raw(bytes.into_boxed_slice()).cast::<c_char>();
@@ -274,26 +285,26 @@ unsafe extern "C" fn confine_path(
         // SAFETY: as above.
         let host = unsafe { table_of(call.host) }.ok_or("confine_path: not a call of this host")?;
         // SAFETY: as above.
-        let cwd = unsafe { text(call.cwd, "cwd") }?.unwrap_or_default();
+        let cwd = path_of(unsafe { call.cwd.bytes() }.unwrap_or_default());
         // SAFETY: as above.
-        let path = unsafe { text(path, "path") }?.ok_or("confine_path: path is NULL")?;
+        let path = unsafe { path.bytes() }.ok_or("confine_path: path is NULL")?;
         Ok::<_, String>(xcsh_safe_fs::confine(
-            std::path::Path::new(cwd),
-            path,
+            &cwd,
+            path_of(path),
             host.outside_root_allowed,
         ))
     });
     let (status, text) = match outcome {
-        Ok(Ok(Ok(path))) => (XCSH_OK, path.to_string_lossy().into_owned()),
+        Ok(Ok(Ok(path))) => (XCSH_OK, path_bytes(&path).into_owned()),
         Ok(Ok(Err(error @ xcsh_safe_fs::ConfineError::Outside { .. }))) => {
-            (XCSH_OUTSIDE_ROOT, error.to_string())
+            (XCSH_OUTSIDE_ROOT, error.to_string().into_bytes())
         }
-        Ok(Ok(Err(error))) => (XCSH_REFUSED, error.to_string()),
-        Ok(Err(message)) => (XCSH_INVALID_ARGUMENT, message),
-        Err(_) => (XCSH_REFUSED, "host failed to resolve the path".to_owned()),
+        Ok(Ok(Err(error))) => (XCSH_REFUSED, error.to_string().into_bytes()),
+        Ok(Err(message)) => (XCSH_INVALID_ARGUMENT, message.into_bytes()),
+        Err(_) => (XCSH_REFUSED, b"host failed to resolve the path".to_vec()),
     };
     // SAFETY: `resolved` is NULL or the pack's writable string.
-    unsafe { write_string(resolved, &text) };
+    unsafe { write_bytes(resolved, &text) };
     status
 }
 
@@ -350,5 +361,31 @@ unsafe extern "C" fn set_error(out: *mut XcshOutput, is_error: bool) {
     // SAFETY: the pack passes its output.
     if let Some(out) = unsafe { output(out) } {
         out.set_error(is_error);
+    }
+}
+
+/// The bytes of `path` (on Unix, exactly; elsewhere a path is Unicode).
+pub(crate) fn path_bytes(path: &std::path::Path) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        std::borrow::Cow::Owned(path.to_string_lossy().into_owned().into_bytes())
+    }
+}
+
+/// The path `bytes` name (on Unix, exactly; elsewhere read as UTF-8).
+fn path_of(bytes: &[u8]) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        std::path::PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
     }
 }

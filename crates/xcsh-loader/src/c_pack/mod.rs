@@ -51,7 +51,7 @@ impl CEntry {
         let origin = Origin::new(&file, "(C pack)", path);
         crash::install();
         let cwd = std::env::current_dir().unwrap_or_default();
-        let host = HostTable::new(None, &file, &cwd.to_string_lossy(), false, "{}");
+        let host = HostTable::new(None, &file, &cwd, false, "{}");
         let filled = {
             let call = Call::factory(&origin);
             let _in_pack = crash::enter(&call);
@@ -69,7 +69,9 @@ impl CEntry {
         name: &str,
         api: CustomToolApiV2Handle,
     ) -> RResult<RVec<CustomToolBox>, FfiError> {
-        let cwd = api.cwd();
+        // The ABI's string writes bytes that are not UTF-8 as `\xNN`; a C
+        // pack gets the bytes themselves.
+        let cwd = xcsh_safe_fs::name::given(Path::new(""), api.cwd().as_str());
         let config = api.pack_config();
         let allowed = api.outside_root_allowed();
         let host = HostTable::new(Some(api), name, &cwd, allowed, &config);

@@ -71,12 +71,15 @@ impl CustomTool for CTool {
         arguments_json: RStr<'_>,
         context: ExecuteContextRef<'_>,
     ) -> RResult<FfiToolOutput, FfiError> {
-        let cwd = context.cwd();
+        // The ABI's string writes bytes that are not UTF-8 as `\xNN`; a C
+        // pack gets the bytes themselves.
+        let cwd = xcsh_safe_fs::name::given(std::path::Path::new(""), context.cwd().as_str());
+        let cwd = super::host::path_bytes(&cwd);
         let data = CallData { context: &context };
         let call = XcshCall {
             host: self.host.table(),
             call_id: XcshStr::new(call_id.as_str()),
-            cwd: XcshStr::new(cwd.as_str()),
+            cwd: XcshStr::from_bytes(&cwd),
             call_data: (&raw const data).cast(),
         };
         let mut output = Output::default();

@@ -51,7 +51,7 @@ impl CustomTool for ToolAdapter {
         guard(|| {
             let ctx = ToolContext {
                 call_id: call_id.as_str(),
-                cwd: context.cwd().into_string().into(),
+                cwd: crate::sdk::host_path(&context.cwd()),
                 call: &context,
                 host: &self.host,
             };

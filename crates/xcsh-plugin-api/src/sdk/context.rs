@@ -38,7 +38,8 @@ impl ToolContext<'_> {
         self.call_id
     }
 
-    /// The session's working directory.
+    /// The session's working directory, byte for byte (on Unix a name
+    /// that is not UTF-8 too), as [`Host::cwd`].
     pub fn cwd(&self) -> &Path {
         &self.cwd
     }
@@ -55,7 +56,10 @@ impl ToolContext<'_> {
     /// `.` and `..` applied and every symbolic link followed, dangling
     /// ones too. A path that leads outside the working directory is
     /// refused with the agent's own message, unless the user started xcsh
-    /// with `--allow-outside-root`. The path need not exist.
+    /// with `--allow-outside-root`. The path need not exist. A path that
+    /// names nothing as written but holds `\xNN` escapes of bytes 0x80 and
+    /// above (a name as xcsh and [`fs::name::shown`](crate::fs::name::shown)
+    /// print it) is taken as the name with those bytes.
     ///
     /// # Errors
     ///

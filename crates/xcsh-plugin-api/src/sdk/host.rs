@@ -66,13 +66,16 @@ impl Host {
             .map_err(|e| ToolError::new(e.message.into_string()))
     }
 
-    /// The session's working directory.
+    /// The session's working directory, byte for byte (on Unix a name
+    /// that is not UTF-8 too: the host hands it over with those bytes
+    /// written `\xNN`, read back here as [`fs::name::given`](crate::fs::name::given)
+    /// reads a path a tool printed).
     pub fn cwd(&self) -> PathBuf {
         let cwd = match &self.api {
             Api::V1(api) => api.cwd(),
             Api::V2(api) => api.cwd(),
         };
-        PathBuf::from(cwd.into_string())
+        super::host_path(&cwd)
     }
 
     /// Writes `message` to the host's log.

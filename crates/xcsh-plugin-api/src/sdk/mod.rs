@@ -26,3 +26,11 @@ pub use xcsh_tool_types::{
 };
 
 pub(crate) use pack::DynTool;
+
+/// A path the host handed over as a string (the ABI's strings are UTF-8):
+/// the path itself when something exists there, else with its `\xNN`
+/// escapes of bytes 0x80 and above turned back into those bytes, which is
+/// how the host writes a working directory that is not UTF-8.
+pub(crate) fn host_path(text: &str) -> std::path::PathBuf {
+    crate::fs::name::given(std::path::Path::new(""), text)
+}

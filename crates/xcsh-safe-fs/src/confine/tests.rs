@@ -97,3 +97,27 @@ fn a_link_loop_is_an_error_not_a_hang() {
         )
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_name_printed_with_byte_escapes_is_confined_as_its_bytes() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let raw = |bytes: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(bytes));
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join(raw(b"caf\xe9"));
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join(raw(b"\xff.txt")), "x").unwrap();
+    let canonical = fs::canonicalize(&root).unwrap();
+    assert_eq!(
+        confine(&root, r"\xff.txt", false).unwrap(),
+        canonical.join(raw(b"\xff.txt"))
+    );
+    let error = confine(&root, r"../\xff", false).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            r"path ../\xff is outside the working directory: it resolves to {}\xff (start xcsh with --allow-outside-root to allow this)",
+            crate::name::shown(&fs::canonicalize(dir.path()).unwrap().join(""))
+        )
+    );
+}

@@ -213,3 +213,21 @@ fn a_name_with_a_line_break_or_an_escape_is_shown_on_its_one_line() {
     // The plan itself keeps the names exact.
     assert_eq!(plan.renames[0].to_display, "a\nb\r✓ x\u{1b}[2K.txt");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_name_that_is_not_utf8_is_found_as_printed_and_keeps_its_bytes() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let raw = |bytes: &[u8]| PathBuf::from(std::ffi::OsStr::from_bytes(bytes));
+    let dir = TempDir::new().unwrap();
+    let cwd = dir.path().join(raw(b"caf\xe9"));
+    fs::create_dir_all(cwd.join(raw(b"d\xe9"))).unwrap();
+    fs::write(cwd.join(raw(b"d\xe9/\xff.txt")), "x").unwrap();
+    let rule = RenameRule::Suffix {
+        suffix: "-old".to_owned(),
+    };
+    let plan = RenamePlan::new(&cwd, &params(&[r"d\xe9/\xff.txt"], rule)).unwrap();
+    assert_eq!(plan.lines(), [r"d\xe9/\xff.txt → d\xe9/\xff-old.txt"]);
+    assert_eq!(plan.renames[0].to_display, r"d\xe9/\xff-old.txt");
+    assert_eq!(plan.renames[0].to, cwd.join(raw(b"d\xe9/\xff-old.txt")));
+}
