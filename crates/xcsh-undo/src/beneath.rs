@@ -24,12 +24,13 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use crate::file_state::{EXECUTABLE, LINK, PLAIN};
-use crate::{FileMeta, FileState};
+use crate::{FileMeta, FileState, names};
 
 /// Why a path could not be reached.
 #[derive(Debug)]
 pub(crate) enum Blocked {
-    /// This directory on the way (relative) is a symbolic link.
+    /// This directory on the way (relative, in the log's text form of a
+    /// path) is a symbolic link.
     Link(String),
     /// The path could not be read or written.
     Io(PathBuf, io::Error),
@@ -60,12 +61,13 @@ impl Root {
         })
     }
 
-    /// The directory holding `rel` and its last name; `Ok(None)` when a
+    /// The directory holding `rel` (the log's text form of a path: its
+    /// exact bytes are reached) and its last name; `Ok(None)` when a
     /// directory on the way is missing (and not `create`d).
     pub(crate) fn parent(&self, rel: &str, create: bool) -> Result<Option<Parent>, Blocked> {
-        let full = self.path.join(rel);
+        let path = names::path(rel);
+        let full = self.path.join(&path);
         let io = |error: io::Error| Blocked::Io(full.clone(), error);
-        let path = Path::new(rel);
         let name = path
             .file_name()
             .ok_or_else(|| io(io::Error::other("not a file's path")))?
@@ -144,9 +146,11 @@ impl Root {
         Ok(Some(dir))
     }
 
-    /// Removes the directories above `rel` left empty, up to the root.
+    /// Removes the directories above `rel` (the log's text form) left
+    /// empty, up to the root.
     pub(crate) fn prune_empty_parents(&self, rel: &str) {
-        let mut dir = Path::new(rel).parent();
+        let rel = names::path(rel);
+        let mut dir = rel.parent();
         while let Some(current) = dir {
             let (Some(name), Some(above)) = (current.file_name(), current.parent()) else {
                 break;
@@ -330,6 +334,7 @@ fn dir_flags() -> OFlags {
     OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
 }
 
+/// `path` in the log's text form, as the paths it is reported with.
 fn slashed(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+    names::stored(path)
 }

@@ -3,7 +3,7 @@
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
-use crate::{FileMeta, FileState, UndoError};
+use crate::{FileMeta, FileState, UndoError, names};
 
 /// How one path changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,9 +24,12 @@ pub enum ChangeKind {
 pub struct Change {
     /// How it changed.
     pub kind: ChangeKind,
-    /// The path (relative to the working directory; a rename's new path).
+    /// The path (relative to the working directory; a rename's new path),
+    /// as `xcsh_safe_fs::name::as_text` writes it: each byte that is not
+    /// part of valid UTF-8 as `\xNN` (`xcsh_safe_fs::name::from_text`
+    /// gives the bytes back).
     pub path: String,
-    /// A rename's old path.
+    /// A rename's old path (the same form).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
     /// What was there before the apply (at `from` for a rename).
@@ -53,13 +56,17 @@ impl Change {
         std::iter::once(self.path.as_str()).chain(self.from.as_deref())
     }
 
-    /// One line for people, e.g. `renamed draft.md → final.md`.
+    /// One line for people, e.g. `renamed draft.md → final.md`, each path
+    /// as `xcsh_safe_fs::name::shown` prints it (`modified \xff.rs`).
     pub fn describe(&self) -> String {
+        let path = names::shown(&self.path);
         match (self.kind, &self.from) {
-            (ChangeKind::Renamed, Some(from)) => format!("renamed {from} → {}", self.path),
-            (ChangeKind::Created, _) => format!("created {}", self.path),
-            (ChangeKind::Deleted, _) => format!("deleted {}", self.path),
-            _ => format!("modified {}", self.path),
+            (ChangeKind::Renamed, Some(from)) => {
+                format!("renamed {} → {path}", names::shown(from))
+            }
+            (ChangeKind::Created, _) => format!("created {path}"),
+            (ChangeKind::Deleted, _) => format!("deleted {path}"),
+            _ => format!("modified {path}"),
         }
     }
 }
@@ -79,11 +86,9 @@ pub(crate) fn between(
         DiffFindOptions::new().renames(true).exact_match_only(true),
     ))?;
     let state = |file: &git2::DiffFile<'_>| FileState::new(file.id(), u32::from(file.mode()));
-    let path = |file: &git2::DiffFile<'_>| {
-        file.path()
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
+    // The path's exact bytes (git2 gives them as a `Path` on Unix), kept
+    // as the log's text form.
+    let path = |file: &git2::DiffFile<'_>| file.path().map(names::stored).unwrap_or_default();
     let mut changes = Vec::new();
     for delta in diff.deltas() {
         let (old, new) = (delta.old_file(), delta.new_file());

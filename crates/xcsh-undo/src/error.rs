@@ -2,6 +2,10 @@
 
 use std::path::PathBuf;
 
+use xcsh_safe_fs::name::shown;
+
+use crate::names;
+
 /// An undo store error.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -11,7 +15,7 @@ pub enum UndoError {
     Git(#[from] git2::Error),
     /// A file of the store or the working directory could not be read or
     /// written.
-    #[error("cannot {what} {}: {source}", path.display())]
+    #[error("cannot {what} {}: {source}", shown(path))]
     Io {
         /// The step that failed, e.g. `write`.
         what: &'static str,
@@ -21,7 +25,7 @@ pub enum UndoError {
         source: std::io::Error,
     },
     /// A line of the store's log is not a record.
-    #[error("undo log {}: line {line}: {message}", path.display())]
+    #[error("undo log {}: line {line}: {message}", shown(path))]
     BadLog {
         /// The log file.
         path: PathBuf,
@@ -31,10 +35,10 @@ pub enum UndoError {
         message: String,
     },
     /// No apply of this directory has a snapshot.
-    #[error("Nothing to undo: no apply in {} has a snapshot.", .0.display())]
+    #[error("Nothing to undo: no apply in {} has a snapshot.", shown(.0))]
     NothingToUndo(PathBuf),
     /// Every apply of this directory with a snapshot was undone.
-    #[error("Nothing to undo: every apply in {} was undone (xcsh undo --list shows them).", .0.display())]
+    #[error("Nothing to undo: every apply in {} was undone (xcsh undo --list shows them).", shown(.0))]
     AllUndone(PathBuf),
     /// No apply with this id.
     #[error("No apply {0} to undo here (xcsh undo --list shows them).")]
@@ -51,7 +55,8 @@ pub enum UndoError {
         later: u64,
         /// Its label.
         label: String,
-        /// The files both changed, comma-separated.
+        /// The files both changed, comma-separated, as people read them
+        /// (`\xff.rs`).
         paths: String,
     },
     /// Files changed since the apply; nothing was restored.
@@ -61,7 +66,7 @@ pub enum UndoError {
         id: u64,
         /// How many files.
         count: usize,
-        /// The files, comma-separated.
+        /// The files, comma-separated, as people read them (`\xff.rs`).
         paths: String,
     },
     /// A directory on the way to some of the paths is now a symbolic link,
@@ -72,9 +77,9 @@ pub enum UndoError {
         verb = if *.plural { "are" } else { "is" }
     )]
     Linked {
-        /// The paths, comma-separated.
+        /// The paths, comma-separated, as people read them (`\xff.rs`).
         paths: String,
-        /// The links on their way, comma-separated.
+        /// The links on their way, comma-separated, as people read them.
         links: String,
         /// More than one link.
         plural: bool,
@@ -82,18 +87,15 @@ pub enum UndoError {
 }
 
 impl UndoError {
-    /// [`UndoError::Linked`] for `linked` (each path with its link).
+    /// [`UndoError::Linked`] for `linked` (each path with its link, in
+    /// the log's text form).
     pub(crate) fn linked(linked: &[(String, String)]) -> Self {
         let mut links: Vec<&str> = linked.iter().map(|(_, link)| link.as_str()).collect();
         links.dedup();
         Self::Linked {
-            paths: linked
-                .iter()
-                .map(|(path, _)| path.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            paths: names::shown_list(linked.iter().map(|(path, _)| path.as_str())),
             plural: links.len() > 1,
-            links: links.join(", "),
+            links: names::shown_list(links),
         }
     }
 

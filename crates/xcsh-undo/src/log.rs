@@ -49,9 +49,10 @@ pub struct UndoRecord {
     pub label: String,
     /// Who undid it: `person`, or `model` (the opt-in `undo` tool).
     pub by: String,
-    /// Files written back as they were before the apply.
+    /// Files written back as they were before the apply (each as
+    /// `xcsh_safe_fs::name::as_text` writes it, as [`Change::path`]).
     pub restored: Vec<String>,
-    /// Files the apply created, removed again.
+    /// Files the apply created, removed again (the same form).
     pub removed: Vec<String>,
     /// `--force` overwrote files changed since the apply.
     pub forced: bool,

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::names;
+
 /// A file's metadata as a snapshot saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileMeta {
@@ -58,10 +60,11 @@ impl FileMeta {
 }
 
 /// The metadata of every file of the last snapshot, by path relative to
-/// the working directory (git's `/`-separated form).
+/// the working directory: its exact bytes, in git's `/`-separated form (a
+/// name need not be UTF-8).
 #[derive(Debug, Default)]
 pub(crate) struct MetaTable {
-    files: BTreeMap<String, FileMeta>,
+    files: BTreeMap<Vec<u8>, FileMeta>,
 }
 
 /// What a refresh replaced: the metadata the paths it read again had at
@@ -70,21 +73,22 @@ pub(crate) struct MetaTable {
 #[derive(Debug, Default)]
 pub(crate) struct Replaced {
     /// Every path the table held before (a refresh of the whole tree).
-    all: Option<BTreeMap<String, FileMeta>>,
+    all: Option<BTreeMap<Vec<u8>, FileMeta>>,
     /// The old values of the paths read again (`None`: not in the table).
-    some: BTreeMap<String, Option<FileMeta>>,
+    some: BTreeMap<Vec<u8>, Option<FileMeta>>,
 }
 
 impl Replaced {
-    /// What `path` had before the refresh, looked up in `table` when the
-    /// refresh did not touch it.
+    /// What `path` (the log's text form of a path) had before the refresh,
+    /// looked up in `table` when the refresh did not touch it.
     pub(crate) fn before(&self, table: &MetaTable, path: &str) -> Option<FileMeta> {
+        let path = names::bytes(&names::path(path));
         if let Some(all) = &self.all {
-            return all.get(path).copied();
+            return all.get(&path).copied();
         }
-        match self.some.get(path) {
+        match self.some.get(&path) {
             Some(old) => *old,
-            None => table.files.get(path).copied(),
+            None => table.files.get(&path).copied(),
         }
     }
 }
@@ -95,9 +99,8 @@ impl MetaTable {
     pub(crate) fn refresh_all(&mut self, cwd: &Path, index: &git2::Index) -> Replaced {
         let mut files = BTreeMap::new();
         for entry in index.iter() {
-            let rel = String::from_utf8_lossy(&entry.path).into_owned();
-            if let Some(meta) = FileMeta::of(&cwd.join(&rel)) {
-                files.insert(rel, meta);
+            if let Some(meta) = FileMeta::of(&cwd.join(names::from_bytes(&entry.path))) {
+                files.insert(entry.path, meta);
             }
         }
         Replaced {
@@ -116,33 +119,34 @@ impl MetaTable {
     ) -> Replaced {
         let mut replaced = Replaced::default();
         for rel in paths {
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            let under = format!("{rel}/");
-            let stale: Vec<String> = self
+            let rel = names::bytes(rel);
+            let under = [rel.as_slice(), b"/"].concat();
+            let at_or_under = |path: &[u8]| path == rel || path.starts_with(&under);
+            let stale: Vec<Vec<u8>> = self
                 .files
                 .range(rel.clone()..)
                 .map(|(path, _)| path)
-                .take_while(|path| **path == rel || path.starts_with(&rel))
-                .filter(|path| **path == rel || path.starts_with(&under))
+                .take_while(|path| path.starts_with(&rel))
+                .filter(|path| at_or_under(path))
                 .cloned()
                 .collect();
             for path in stale {
                 let old = self.files.remove(&path);
                 replaced.some.entry(path).or_insert(old);
             }
-            let Ok(mut at) = index.find_prefix(rel.as_str()) else {
+            let Ok(mut at) = index.find_prefix(names::from_bytes(&rel)) else {
                 continue;
             };
             while let Some(entry) = index.get(at) {
-                let path = String::from_utf8_lossy(&entry.path).into_owned();
-                if path != rel && !path.starts_with(&under) {
+                let path = entry.path;
+                if !at_or_under(&path) {
                     if path.starts_with(&rel) {
                         at += 1;
                         continue;
                     }
                     break;
                 }
-                if let Some(meta) = FileMeta::of(&cwd.join(&path)) {
+                if let Some(meta) = FileMeta::of(&cwd.join(names::from_bytes(&path))) {
                     let old = self.files.insert(path.clone(), meta);
                     replaced.some.entry(path).or_insert(old);
                 }

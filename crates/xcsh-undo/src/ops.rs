@@ -6,7 +6,9 @@ use crate::{FileMeta, FileState};
 /// One path an undo puts back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathOp {
-    /// The path, relative to the working directory.
+    /// The path, relative to the working directory, in the log's text
+    /// form (`xcsh_safe_fs::name::as_text`: each byte that is not part of
+    /// valid UTF-8 as `\xNN`).
     pub path: String,
     /// What the apply left there (`None`: nothing); anything else means the
     /// file changed since.
@@ -26,7 +28,8 @@ pub struct Plan {
     pub apply: ApplyRecord,
     /// Every path put back, removals first.
     pub ops: Vec<PathOp>,
-    /// Paths changed since the apply (not overwritten without `--force`).
+    /// Paths changed since the apply (not overwritten without `--force`),
+    /// in the log's text form.
     pub stale: Vec<String>,
     /// Paths reached now through a symbolic link the snapshot did not
     /// have, each with the link (relative): never restored, `--force` or

@@ -3,7 +3,7 @@
 use crate::beneath::{Blocked, Root};
 use crate::log::LogLine;
 use crate::ops::{PathOp, Plan};
-use crate::{ChangeKind, FileMeta, FileState, Store, UndoError};
+use crate::{ChangeKind, FileMeta, FileState, Store, UndoError, names};
 
 impl Store {
     /// The undo of apply `id` (the newest one not undone when `None`): its
@@ -56,7 +56,7 @@ impl Store {
                 return Err(UndoError::LaterApply {
                     later: later.id,
                     label: later.label.clone(),
-                    paths: both.join(", "),
+                    paths: names::shown_list(both),
                 });
             }
         }
@@ -102,7 +102,7 @@ impl Store {
 }
 
 /// Paths changed since the apply, and paths behind a new link (each with
-/// the link).
+/// the link), in the log's text form.
 pub(crate) type Checked = (Vec<String>, Vec<(String, String)>);
 
 /// The paths of `ops` changed since the apply, and those a symbolic link

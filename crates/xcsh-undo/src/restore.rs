@@ -31,7 +31,7 @@ impl Store {
             return Err(UndoError::Stale {
                 id: plan.apply.id,
                 count: stale.len(),
-                paths: stale.join(", "),
+                paths: crate::names::shown_list(stale.iter().map(String::as_str)),
             });
         }
         let (mut restored, mut removed) = (Vec::new(), Vec::new());

@@ -240,13 +240,13 @@ impl Store {
         let too_large = std::fs::symlink_metadata(self.cwd.join(rel))
             .is_ok_and(|meta| meta.is_file() && meta.len() > limit);
         if too_large {
-            tracing::debug!(path = %rel.display(), "over the size limit: not snapshotted");
+            tracing::debug!(path = %xcsh_safe_fs::name::shown(rel), "over the size limit: not snapshotted");
             let _ = index.remove_path(rel);
         } else if let Err(error) = index.add_path(rel) {
             if error.code() != git2::ErrorCode::NotFound {
                 tracing::warn!(
                     "undo snapshot leaves out {}: {}",
-                    rel.display(),
+                    xcsh_safe_fs::name::shown(rel),
                     error.message()
                 );
             }

@@ -76,7 +76,11 @@ pub fn run<W: Write>(
         writeln!(
             out,
             "Changed since the apply, overwritten (--force): {}",
-            escape_controls(&plan.stale.join(", "), false)
+            plan.stale
+                .iter()
+                .map(|path| xcsh_undo::shown(path))
+                .collect::<Vec<_>>()
+                .join(", ")
         )?;
     }
     // A refused undo (files changed since, a link on the way) is not

@@ -1,0 +1,69 @@
+//! Paths as the undo log keeps them: text that gives back the exact bytes.
+//!
+//! On Unix a file name is bytes, not text, and the log is JSON. A path is
+//! stored as `xcsh_safe_fs::name::as_text` writes it (valid UTF-8 as it
+//! is, each byte that is not part of valid UTF-8 as `\xNN`) and read back
+//! with `from_text`, so undo compares and restores the very bytes the
+//! snapshot holds; a log written before (plain UTF-8 names) reads the
+//! same. People see a path as `shown` prints it.
+
+use std::path::{Path, PathBuf};
+
+use xcsh_safe_fs::name;
+
+/// `path` (relative, `/`-separated) as the log stores it.
+pub(crate) fn stored(path: &Path) -> String {
+    #[cfg(unix)]
+    {
+        name::as_text(path).into_owned()
+    }
+    #[cfg(not(unix))]
+    {
+        name::as_text(path).replace('\\', "/")
+    }
+}
+
+/// The path a stored path stands for, byte for byte.
+pub(crate) fn path(stored: &str) -> PathBuf {
+    name::from_text(stored)
+}
+
+/// A path as the undo log stores it ([`Change::path`](crate::Change::path),
+/// [`PathOp::path`](crate::PathOp::path), [`UndoRecord::restored`](crate::UndoRecord::restored))
+/// as people read it: `\xff.rs` for the file named by byte 0xFF, control
+/// characters escaped (`xcsh_safe_fs::name::shown`).
+pub fn shown(stored: &str) -> String {
+    name::shown(&path(stored)).into_owned()
+}
+
+/// Stored paths for people, comma-separated.
+pub(crate) fn shown_list<'a>(stored: impl IntoIterator<Item = &'a str>) -> String {
+    stored.into_iter().map(shown).collect::<Vec<_>>().join(", ")
+}
+
+/// The bytes of `path` as the system holds them (git's form of a path of
+/// its index: `/`-separated).
+pub(crate) fn bytes(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        path.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        stored(path).into_bytes()
+    }
+}
+
+/// The path `bytes` ([`bytes`]'s form, or a git index entry's) names.
+pub(crate) fn from_bytes(bytes: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
