@@ -4,7 +4,8 @@
 //! (`run`, `run --pretty`, `repl`, `mcp` over stdio and HTTP, `agent`), are
 //! changed on disk byte for byte, and are printed as `\xff`; a C pack gets
 //! the working directory byte for byte; `xcsh trust` trusts such a
-//! directory and shows it as `caf\xe9`.
+//! directory and shows it as `caf\xe9`; `xcsh undo` shows such files as
+//! `\xff.rs` and restores them (names, contents, modes) byte for byte.
 
 #![cfg(unix)]
 
@@ -505,4 +506,106 @@ fn an_untrusted_directory_named_with_bytes_is_named_escaped_in_the_journal_notic
         fs::read(env.work().join(raw(b"\xff-old.txt"))).unwrap(),
         b"renamed"
     );
+}
+
+/// Every file and directory under `dir` but dot files (`.xcsh/`), by name
+/// as bytes, with its bytes and mode.
+fn tree(dir: &Path) -> std::collections::BTreeMap<Vec<u8>, (Vec<u8>, u32)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(current) = stack.pop() {
+        for entry in fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.strip_prefix(dir).unwrap().as_os_str().as_bytes();
+            if name.starts_with(b".") {
+                continue;
+            }
+            let meta = fs::symlink_metadata(&path).unwrap();
+            let mode = meta.permissions().mode();
+            if meta.is_dir() {
+                files.insert([name, b"/"].concat(), (Vec::new(), mode));
+                stack.push(path);
+            } else {
+                files.insert(name.to_vec(), (fs::read(&path).unwrap(), mode));
+            }
+        }
+    }
+    files
+}
+
+/// `text`'s lines but the first (the apply's header, which has its time).
+fn after_header(text: &str) -> Vec<&str> {
+    text.lines().skip(1).collect()
+}
+
+/// The `ast_edit` and batch-rename applies of [`calls`] undone, newest
+/// first: `xcsh undo` shows the files escaped, `xcsh undo --yes` restores
+/// the names, contents and modes byte for byte.
+fn undo_restores_names_as_bytes(extra: &[&str]) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let env = bytes_env();
+    for (name, mode) in [(&b"\xff.rs"[..], 0o600), (b"\xff.txt", 0o640)] {
+        fs::set_permissions(env.work().join(raw(name)), fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let before = tree(env.work());
+    let pack = batch_rename();
+    let output = env.run(&session_args("run", arg(&pack), extra), &script());
+    assert_eq!(output.code, Some(0), "{output:?}");
+    assert_changed_on_disk(env.work());
+
+    // Shown (standard input is not a terminal: nothing is undone).
+    let shown = env.run(&["undo"], "");
+    assert_eq!(shown.code, Some(1), "{shown:?}");
+    assert!(
+        shown
+            .stdout
+            .starts_with("Apply 2 \"Batch Rename: 1 file\" ("),
+        "{shown:?}"
+    );
+    assert_eq!(
+        after_header(&shown.stdout),
+        [r"  renamed \xff.txt → \xff-old.txt"],
+        "{shown:?}"
+    );
+    assert_changed_on_disk(env.work());
+
+    let undone = env.run(&["undo", "--yes"], "");
+    assert_eq!(undone.code, Some(0), "{undone:?}");
+    assert_eq!(undone.stderr, "");
+    assert_eq!(
+        after_header(&undone.stdout),
+        [
+            r"  renamed \xff.txt → \xff-old.txt",
+            "Undone apply 2: restored 1 file, removed 1 file."
+        ],
+        "{undone:?}"
+    );
+    let undone = env.run(&["undo", "--yes"], "");
+    assert_eq!(undone.code, Some(0), "{undone:?}");
+    assert!(
+        undone
+            .stdout
+            .starts_with("Apply 1 \"AST Edit: 1 replacement in 1 file\" ("),
+        "{undone:?}"
+    );
+    assert_eq!(
+        after_header(&undone.stdout),
+        [
+            r"  modified \xff.rs",
+            "Undone apply 1: restored 1 file, removed 0 files."
+        ],
+        "{undone:?}"
+    );
+    assert_eq!(tree(env.work()), before, "extra: {extra:?}");
+}
+
+#[test]
+fn undo_restores_an_ast_edit_and_a_batch_rename_of_files_named_with_bytes() {
+    undo_restores_names_as_bytes(&[]);
+}
+
+#[test]
+fn undo_restores_them_the_same_with_the_pack_isolated() {
+    undo_restores_names_as_bytes(&["--isolate"]);
 }
