@@ -61,12 +61,12 @@ impl Root {
         })
     }
 
-    /// The directory holding `rel` (the log's text form of a path: its
-    /// exact bytes are reached) and its last name; `Ok(None)` when a
-    /// directory on the way is missing (and not `create`d).
-    pub(crate) fn parent(&self, rel: &str, create: bool) -> Result<Option<Parent>, Blocked> {
-        let path = names::path(rel);
-        let full = self.path.join(&path);
+    /// The directory holding `rel` (its exact bytes) and its last name;
+    /// `Ok(None)` when a directory on the way is missing (and not
+    /// `create`d).
+    pub(crate) fn parent(&self, rel: &Path, create: bool) -> Result<Option<Parent>, Blocked> {
+        let path = rel;
+        let full = self.path.join(path);
         let io = |error: io::Error| Blocked::Io(full.clone(), error);
         let name = path
             .file_name()
@@ -146,10 +146,8 @@ impl Root {
         Ok(Some(dir))
     }
 
-    /// Removes the directories above `rel` (the log's text form) left
-    /// empty, up to the root.
-    pub(crate) fn prune_empty_parents(&self, rel: &str) {
-        let rel = names::path(rel);
+    /// Removes the directories above `rel` left empty, up to the root.
+    pub(crate) fn prune_empty_parents(&self, rel: &Path) {
         let mut dir = rel.parent();
         while let Some(current) = dir {
             let (Some(name), Some(above)) = (current.file_name(), current.parent()) else {

@@ -79,10 +79,10 @@ pub(crate) struct Replaced {
 }
 
 impl Replaced {
-    /// What `path` (the log's text form of a path) had before the refresh,
-    /// looked up in `table` when the refresh did not touch it.
-    pub(crate) fn before(&self, table: &MetaTable, path: &str) -> Option<FileMeta> {
-        let path = names::bytes(&names::path(path));
+    /// What `path` had before the refresh, looked up in `table` when the
+    /// refresh did not touch it.
+    pub(crate) fn before(&self, table: &MetaTable, path: &Path) -> Option<FileMeta> {
+        let path = names::bytes(path);
         if let Some(all) = &self.all {
             return all.get(&path).copied();
         }

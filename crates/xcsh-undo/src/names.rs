@@ -28,6 +28,29 @@ pub(crate) fn path(stored: &str) -> PathBuf {
     name::from_text(stored)
 }
 
+/// The path stored path `stored` stands for in an apply whose snapshot
+/// trees are `trees`: its `\xNN` escapes as bytes, unless a path of that
+/// very text is in one of the trees (a UTF-8 name that holds `\xe9`
+/// itself), which it then is.
+pub(crate) fn exact(repo: &git2::Repository, trees: &[&str], stored: &str) -> PathBuf {
+    let decoded = path(stored);
+    if decoded.as_os_str() == stored {
+        return decoded;
+    }
+    let literal = Path::new(stored);
+    let in_tree = |tree: &&str| {
+        git2::Oid::from_str(tree)
+            .and_then(|oid| repo.find_tree(oid))
+            .and_then(|tree| tree.get_path(literal))
+            .is_ok()
+    };
+    if trees.iter().any(in_tree) {
+        literal.to_owned()
+    } else {
+        decoded
+    }
+}
+
 /// A path as the undo log stores it ([`Change::path`](crate::Change::path),
 /// [`PathOp::path`](crate::PathOp::path), [`UndoRecord::restored`](crate::UndoRecord::restored))
 /// as people read it: `\xff.rs` for the file named by byte 0xFF, control

@@ -316,7 +316,7 @@ impl ApplyWatch for Watch {
             snapshot(&mut state).and_then(|(after, replaced)| {
                 let store = state.store.as_ref().expect("the store is open");
                 let _locked = store.lock()?;
-                let before_meta = |path: &str| replaced.before(&state.meta, path);
+                let before_meta = |path: &Path| replaced.before(&state.meta, path);
                 store.record_apply(&info, self.before, after, applied, &before_meta)
             });
         match recorded {

@@ -10,6 +10,8 @@ pub struct PathOp {
     /// form (`xcsh_safe_fs::name::as_text`: each byte that is not part of
     /// valid UTF-8 as `\xNN`).
     pub path: String,
+    /// The path's exact bytes: what `path` stands for.
+    pub name: std::path::PathBuf,
     /// What the apply left there (`None`: nothing); anything else means the
     /// file changed since.
     pub expect: Option<FileState>,

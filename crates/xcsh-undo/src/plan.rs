@@ -67,6 +67,7 @@ impl Store {
                       restore: &Option<FileState>,
                       meta: Option<FileMeta>| PathOp {
                 path: path.to_owned(),
+                name: names::exact(self.repo(), &[&apply.before, &apply.after], path),
                 expect: expect.clone(),
                 restore: restore.clone(),
                 meta: meta.filter(|_| restore.is_some()),
@@ -111,7 +112,7 @@ pub(crate) type Checked = (Vec<String>, Vec<(String, String)>);
 pub(crate) fn check(root: &Root, ops: &[PathOp]) -> Result<Checked, UndoError> {
     let (mut stale, mut linked) = (Vec::new(), Vec::new());
     for op in ops {
-        let now = match root.parent(&op.path, false) {
+        let now = match root.parent(&op.name, false) {
             Ok(Some(parent)) => parent.state(),
             Ok(None) => Ok(None),
             Err(blocked) => Err(blocked),

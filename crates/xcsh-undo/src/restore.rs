@@ -47,16 +47,16 @@ impl Store {
             };
             match &op.restore {
                 None => {
-                    if let Some(parent) = root.parent(&op.path, false).map_err(blocked)? {
+                    if let Some(parent) = root.parent(&op.name, false).map_err(blocked)? {
                         parent.remove().map_err(blocked)?;
-                        root.prune_empty_parents(&op.path);
+                        root.prune_empty_parents(&op.name);
                     }
                     removed.push(op.path.clone());
                 }
                 Some(state) => {
                     let blob = self.repo().find_blob(state.oid()?)?;
                     let parent = root
-                        .parent(&op.path, true)
+                        .parent(&op.name, true)
                         .map_err(blocked)?
                         .expect("directories on the way are created");
                     if state.mode == LINK {

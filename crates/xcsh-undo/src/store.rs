@@ -348,7 +348,7 @@ impl Store {
         before: Oid,
         after: Oid,
         applied: bool,
-        before_meta: &dyn Fn(&str) -> Option<FileMeta>,
+        before_meta: &dyn Fn(&Path) -> Option<FileMeta>,
     ) -> Result<Option<u64>, UndoError> {
         if before == after {
             return Ok(None);
@@ -356,7 +356,9 @@ impl Store {
         let mut changes = crate::changes::between(&self.repo, before, after)?;
         for change in &mut changes {
             if change.before.is_some() {
-                change.before_meta = before_meta(change.from.as_deref().unwrap_or(&change.path));
+                let stored = change.from.as_deref().unwrap_or(&change.path);
+                let name = crate::names::exact(&self.repo, &[&before.to_string()], stored);
+                change.before_meta = before_meta(&name);
             }
         }
         let record = ApplyRecord {

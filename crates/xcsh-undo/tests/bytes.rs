@@ -253,3 +253,23 @@ fn a_log_written_before_with_plain_utf8_names_reads_and_undoes_the_same() {
     // Contents and names as before (an earlier record has no modes: 644).
     assert_eq!(tree(&work), before);
 }
+
+#[test]
+fn a_utf8_name_that_holds_a_backslash_escape_itself_is_undone_as_itself() {
+    let fixture = fixture();
+    let literal = fixture.work.join(r"a\xe9.md");
+    std::fs::write(&literal, "literal\n").unwrap();
+    std::fs::set_permissions(&literal, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = tree(&fixture.work);
+    apply(&fixture.session, "Edit", |cwd| {
+        std::fs::write(cwd.join(r"a\xe9.md"), "changed\n").unwrap();
+    });
+    let store = Store::open(&fixture.root, &fixture.work, Limits::default()).unwrap();
+    assert_eq!(log(&store)[0]["changes"][0]["beforeMeta"]["mode"], 0o600);
+    let plan = store.plan(None).unwrap();
+    assert!(plan.stale.is_empty(), "{:?}", plan.stale);
+    assert_eq!(plan.ops[0].name, Path::new(r"a\xe9.md"));
+    store.undo(&plan, false, "person").unwrap();
+    // The file of that very name back, none named `a` and the byte 0xE9.
+    assert_eq!(tree(&fixture.work), before);
+}
