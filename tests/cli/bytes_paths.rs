@@ -47,17 +47,23 @@ fn raw(bytes: &[u8]) -> PathBuf {
     PathBuf::from(OsStr::from_bytes(bytes))
 }
 
-/// A trusted working directory named `caf\xe9-…` holding `\xff.rs` (Rust
-/// for `ast_edit`) and `\xff.txt` (for batch-rename).
-fn bytes_env() -> Env {
+/// An environment whose working directory is named with the byte 0xE9
+/// (`caf\xe9-…`), empty.
+fn byte_named_env() -> Env {
     let work = tempfile::Builder::new()
         .prefix(OsStr::from_bytes(b"caf\xe9-"))
         .tempdir()
         .unwrap();
-    let env = Env {
+    Env {
         work,
         home: TempDir::new().unwrap(),
-    };
+    }
+}
+
+/// A trusted working directory named `caf\xe9-…` holding `\xff.rs` (Rust
+/// for `ast_edit`) and `\xff.txt` (for batch-rename).
+fn bytes_env() -> Env {
+    let env = byte_named_env();
     fs::write(
         env.work().join(raw(b"\xff.rs")),
         "fn main() { let x = 1; }\n",
@@ -397,14 +403,7 @@ fn the_agent_finds_and_changes_the_files_with_the_pack_isolated() {
 
 #[test]
 fn trust_trusts_a_directory_named_with_bytes_and_shows_it_escaped() {
-    let work = tempfile::Builder::new()
-        .prefix(OsStr::from_bytes(b"caf\xe9-"))
-        .tempdir()
-        .unwrap();
-    let env = Env {
-        work,
-        home: TempDir::new().unwrap(),
-    };
+    let env = byte_named_env();
     fs::create_dir(env.work().join(".xcsh")).unwrap();
     fs::write(env.work().join(".xcsh/config.toml"), "").unwrap();
     let dir = fs::canonicalize(env.work()).unwrap();
@@ -474,14 +473,7 @@ fn a_c_pack_gets_the_working_directory_byte_for_byte_isolated() {
 
 #[test]
 fn an_untrusted_directory_named_with_bytes_is_named_escaped_in_the_journal_notice() {
-    let work = tempfile::Builder::new()
-        .prefix(OsStr::from_bytes(b"caf\xe9-"))
-        .tempdir()
-        .unwrap();
-    let env = Env {
-        work,
-        home: TempDir::new().unwrap(),
-    };
+    let env = byte_named_env();
     fs::write(env.work().join(raw(b"\xff.txt")), "renamed").unwrap();
     let pack = batch_rename();
     let script = [
