@@ -191,7 +191,7 @@ impl<'a> OwnFile<'a> {
         let what = if kind.is_symlink() {
             "a symbolic link".to_owned()
         } else {
-            format!("{}, not a regular file", describe(kind))
+            format!("{}, not a regular file", xcsh_safe_fs::describe(kind))
         };
         Err(self.refused(&format!("that is {what}"), "remove it"))
     }
@@ -239,31 +239,6 @@ fn check_one_name(file: &OwnFile<'_>, metadata: &std::fs::Metadata) -> Result<()
 #[cfg(not(unix))]
 fn check_one_name(_: &OwnFile<'_>, _: &std::fs::Metadata) -> Result<(), String> {
     Ok(())
-}
-
-/// What a file that is not a regular file is, for messages.
-fn describe(kind: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if kind.is_fifo() {
-            return "a named pipe";
-        }
-        if kind.is_char_device() {
-            return "a character device";
-        }
-        if kind.is_block_device() {
-            return "a block device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    if kind.is_dir() {
-        "a directory"
-    } else {
-        "a special file"
-    }
 }
 
 #[cfg(not(unix))]

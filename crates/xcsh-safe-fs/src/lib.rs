@@ -53,6 +53,6 @@ mod write_set;
 pub use confine::{ConfineError, confine};
 pub use error::WriteError;
 pub use hash::ContentHash;
-pub use open::{OpenError, open_regular, read_limited};
+pub use open::{OpenError, describe, open_regular, read_limited};
 pub use snapshot::Snapshot;
 pub use write_set::{DEFAULT_LIMIT, StalePolicy, WriteReport, WriteSet};

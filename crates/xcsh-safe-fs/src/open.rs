@@ -83,8 +83,10 @@ fn check_regular(kind: FileType) -> Result<(), OpenError> {
     Err(OpenError::NotRegular(describe(kind)))
 }
 
-/// What a file that is not a regular file is, for messages.
-fn describe(kind: FileType) -> &'static str {
+/// What a file that is not a regular file is, for messages: `a named
+/// pipe`, `a character device`, `a block device`, `a socket`, `a
+/// directory`, else `a special file`.
+pub fn describe(kind: FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
