@@ -13,9 +13,12 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::{Value, json};
-use xcsh_core::{PendingAction, Session, ToolCall, ToolOutput};
+use serde_json::Value;
+use xcsh_core::Session;
 use xcsh_undo::{Limits, LogLine, Store, UndoError, UndoObserver};
+
+mod support;
+use support::{Fixture, apply};
 
 /// The path `bytes` names.
 fn raw(bytes: &[u8]) -> PathBuf {
@@ -49,13 +52,6 @@ fn tree(dir: &Path) -> BTreeMap<Vec<u8>, (Vec<u8>, u32)> {
     files
 }
 
-struct Fixture {
-    _temp: tempfile::TempDir,
-    root: PathBuf,
-    work: PathBuf,
-    session: Session,
-}
-
 /// A working directory named `caf\xe9` holding `\xff.txt` (mode 640),
 /// `\xff.rs` and `d\xe9/x\xfe` (mode 600).
 fn fixture() -> Fixture {
@@ -71,30 +67,7 @@ fn fixture() -> Fixture {
         std::fs::write(&path, content).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
     }
-    let session = Session::new(&work);
-    session.set_apply_observer(Arc::new(UndoObserver::new(&root, &work, Limits::default())));
-    Fixture {
-        _temp: temp,
-        root,
-        work,
-        session,
-    }
-}
-
-fn apply(session: &Session, label: &str, change: impl Fn(&Path) + Send + Sync + 'static) {
-    let cwd = session.cwd().to_owned();
-    let action = PendingAction::try_new(label, move |_| {
-        change(&cwd);
-        Ok(ToolOutput::text("done"))
-    })
-    .unwrap();
-    session.store().push(action);
-    let result = session.execute(&ToolCall::new(
-        "c",
-        "resolve",
-        json!({"action": "apply", "reason": "r"}),
-    ));
-    assert!(!result.is_error, "{result:?}");
+    Fixture::new(temp, root, work)
 }
 
 /// Renames `\xff.txt`, edits `\xff.rs`, deletes `d\xe9/x\xfe`, creates

@@ -7,8 +7,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::json;
-use xcsh_core::{PendingAction, Session, ToolCall, ToolOutput};
+use xcsh_core::{Session, ToolCall};
 use xcsh_undo::{Limits, Store, UndoError, UndoObserver};
+
+mod support;
+use support::{Fixture, apply};
 
 /// Every file under `dir` (but `.xcsh/`) with its bytes and mode.
 fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
@@ -40,13 +43,6 @@ fn tree(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
     files
 }
 
-struct Fixture {
-    _temp: tempfile::TempDir,
-    root: std::path::PathBuf,
-    work: std::path::PathBuf,
-    session: Session,
-}
-
 fn fixture() -> Fixture {
     let temp = tempfile::tempdir().unwrap();
     let (root, work) = (temp.path().join("state"), temp.path().join("work"));
@@ -59,30 +55,7 @@ fn fixture() -> Fixture {
     std::fs::set_permissions(work.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(work.join(".gitignore"), "ignored.log\n").unwrap();
     std::fs::write(work.join("ignored.log"), "not snapshotted\n").unwrap();
-    let session = Session::new(&work);
-    session.set_apply_observer(Arc::new(UndoObserver::new(&root, &work, Limits::default())));
-    Fixture {
-        _temp: temp,
-        root,
-        work,
-        session,
-    }
-}
-
-fn apply(session: &Session, label: &str, change: impl Fn(&Path) + Send + Sync + 'static) {
-    let cwd = session.cwd().to_owned();
-    let action = PendingAction::try_new(label, move |_| {
-        change(&cwd);
-        Ok(ToolOutput::text("done"))
-    })
-    .unwrap();
-    session.store().push(action);
-    let result = session.execute(&ToolCall::new(
-        "c",
-        "resolve",
-        json!({"action": "apply", "reason": "r"}),
-    ));
-    assert!(!result.is_error, "{result:?}");
+    Fixture::new(temp, root, work)
 }
 
 /// Writes, deletes, renames (into a new directory) and flips modes.
