@@ -11,6 +11,8 @@
 #   benches/journal.sh [XCSH] [ROUNDS] [CALLS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=benches/lib.sh
+. benches/lib.sh
 target="${CARGO_TARGET_DIR:-target}"
 xcsh="$(realpath "${1:-$target/release/xcsh}")"
 rounds="${2:-5}"
@@ -29,7 +31,6 @@ done > "$work/calls.jsonl"
 printf '[journal]\nenabled = false\n' > "$work/without/config.toml"
 : > "$work/with/config.toml"
 
-now() { date +%s%N; }
 once() { # once with|without: nanoseconds of one run
     local t
     t=$(now)
@@ -56,15 +57,6 @@ once with > /dev/null
 grep -q '"event":"resolve"' "$work/with/data/journals/"*.jsonl \
     || { echo "benches/journal.sh: the run wrote no journal under $work/with/data/journals" >&2; exit 1; }
 grep -q '"isError":false' "$work/out.jsonl" || { cat "$work/out.jsonl" >&2; exit 1; }
-began=$(now)
-echo "machine: $(nproc) cores, $(uname -sr); xcsh: $xcsh; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
-echo "| load | what | with the journal | without | ratio |"
-echo "|---|---|---|---|---|"
-table idle
-load_pids=""
-for _ in $(seq "$(nproc)"); do (while :; do :; done) & load_pids="$load_pids $!"; done
-table loaded
-kill $load_pids; load_pids=""
-echo
-echo "run time: $(( ($(now) - began) / 1000000000 )) s; date: $(date -u +%Y-%m-%dT%H:%MZ)"
+idle_then_loaded \
+    "machine: $(nproc) cores, $(uname -sr); xcsh: $xcsh; load before: $(cut -d' ' -f1-3 /proc/loadavg)" \
+    "| load | what | with the journal | without | ratio |"

@@ -12,6 +12,8 @@
 #   benches/namespaces.sh [XCSH] [ROUNDS] [CALLS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=benches/lib.sh
+. benches/lib.sh
 target="${CARGO_TARGET_DIR:-target}"
 xcsh="$(realpath "${1:-$target/release/xcsh}")"
 rounds="${2:-20}"
@@ -26,7 +28,6 @@ mkdir -p "$HOME"
 for _ in $(seq "$calls"); do echo '{"tool":"noop","arguments":{}}'; done > calls.jsonl
 head -n 1 calls.jsonl > one.jsonl
 
-now() { date +%s%N; }
 # run ENGINE COMMAND...: COMMAND under ENGINE (built-in, or bwrap).
 run() {
     local engine="$1"; shift
@@ -54,15 +55,6 @@ table() { # LABEL: one round of both engines, the rows
         printf "| %s | `noop` call (`xcsh run --isolate`, %d calls less 1), per call | %.2f µs | %.2f µs | %.2f× |\n", l, c, bc/(c-1)/1e3, sc/(c-1)/1e3, bc/sc
     }'
 }
-began=$(now)
-echo "machine: $(nproc) cores, $(uname -sr); xcsh: $xcsh; bubblewrap: $("$bwrap" --version); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
-echo "| load | what | built-in | bubblewrap | ratio |"
-echo "|---|---|---|---|---|"
-table idle
-load_pids=""
-for _ in $(seq "$(nproc)"); do (while :; do :; done) & load_pids="$load_pids $!"; done
-table loaded
-kill $load_pids; load_pids=""
-echo
-echo "run time: $(( ($(now) - began) / 1000000000 )) s; date: $(date -u +%Y-%m-%dT%H:%MZ)"
+idle_then_loaded \
+    "machine: $(nproc) cores, $(uname -sr); xcsh: $xcsh; bubblewrap: $("$bwrap" --version); load before: $(cut -d' ' -f1-3 /proc/loadavg)" \
+    "| load | what | built-in | bubblewrap | ratio |"
