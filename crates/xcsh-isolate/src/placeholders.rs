@@ -92,7 +92,10 @@ impl Placeholders {
             let Some(at) = made.iter().position(|(dir, _)| *dir == path) else {
                 continue;
             };
-            let Some(only_us) = lock_alone(&path) else {
+            let Ok(file) = File::open(&path) else {
+                continue;
+            };
+            let Ok(only_us) = Flock::lock(file, FlockArg::LockExclusiveNonblock) else {
                 tracing::debug!(path = %path.display(), "placeholder still in use");
                 continue;
             };
@@ -111,22 +114,6 @@ impl Default for Placeholders {
     fn default() -> Self {
         Self::new()
     }
-}
-
-/// The directory at `path` locked exclusively: no other holder is left.
-/// A process being started on another thread holds a copy of every
-/// descriptor between its `fork` and its `exec` (a few milliseconds on a
-/// busy machine), so a lock refused is tried again for up to 50 ms
-/// before the directory counts as still in use.
-fn lock_alone(path: &Path) -> Option<Flock<File>> {
-    for _ in 0..10 {
-        let file = File::open(path).ok()?;
-        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
-            Ok(lock) => return Some(lock),
-            Err(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
-        }
-    }
-    None
 }
 
 impl Drop for Placeholders {
